@@ -1,0 +1,98 @@
+# kspatch — see README.md. Every target builds what it needs that is missing.
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+OUT        := $(CURDIR)/_output
+BIN        := $(OUT)/bin
+TREE       := $(OUT)/kubernetes
+VANILLA    := $(OUT)/kubernetes-vanilla
+IMAGE_OUT  := $(OUT)/image
+export PATH := $(BIN):$(PATH)
+
+# Version stamping (k8s.io/component-base/version): VERSION holds the release
+# name; commit, tree state and date are the project checkout's. The date is
+# the commit's, so the same commit always builds the same binary and image.
+KSPATCH_VERSION := $(shell cat VERSION)
+GIT_COMMIT      := $(shell git rev-parse -q --verify HEAD 2>/dev/null || echo unknown)
+GIT_TREE_STATE  := $(shell if [ -z "$$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then echo clean; else echo dirty; fi)
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+BUILD_DATE      := $(shell date -u -d @$(SOURCE_DATE_EPOCH) +%Y-%m-%dT%H:%M:%SZ)
+VERSION_MAJOR   := $(word 1,$(subst ., ,$(patsubst v%,%,$(KSPATCH_VERSION))))
+VERSION_MINOR   := $(word 2,$(subst ., ,$(patsubst v%,%,$(KSPATCH_VERSION))))
+LDFLAGS := -s -w $(foreach pkg,k8s.io/component-base/version k8s.io/client-go/pkg/version,\
+	-X $(pkg).gitVersion=$(KSPATCH_VERSION) -X $(pkg).gitCommit=$(GIT_COMMIT) \
+	-X $(pkg).gitTreeState=$(GIT_TREE_STATE) -X $(pkg).buildDate=$(BUILD_DATE) \
+	-X $(pkg).gitMajor=$(VERSION_MAJOR) -X $(pkg).gitMinor=$(VERSION_MINOR))
+GOBUILD := CGO_ENABLED=0 go build -ldflags '$(LDFLAGS)'
+
+# Upstream's unit tests of the scheduler on the patched tree.
+UPSTREAM_TEST_PKGS ?= ./pkg/scheduler/...
+# The kspatch modules in the workspace.
+MODULES := adminapi e2e scheduler
+
+.PHONY: help
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z-]+):.*## /  make \1\t/' | expand -t 24
+
+##@ Series
+.PHONY: upstream patches verify-patches
+upstream: ## fetch the pinned release into _output/kubernetes and apply patches/
+	scripts/upstream
+
+patches: ## export the commits in _output/kubernetes back into patches/
+	scripts/export-patches
+
+verify-patches: upstream ## the series applies to a pristine tree and equals patches/
+	scripts/verify-patches
+
+##@ Build
+.PHONY: build build-vanilla image tools
+build: upstream ## _output/bin/kube-scheduler from the patched tree
+	cd scheduler && $(GOBUILD) -o $(BIN)/kube-scheduler ./cmd/kube-scheduler
+	@$(BIN)/kube-scheduler --version
+
+build-vanilla: ## _output/bin/kube-scheduler-vanilla from the unpatched release
+	@if [ ! -f $(VANILLA)/go.mod ]; then source scripts/lib.sh && read_base patches/BASE && \
+		make_tree $(VANILLA) $$BASE_MODULE $$BASE_VERSION $$BASE_SUM; fi
+	cd $(VANILLA) && GOWORK=off $(GOBUILD) -o $(BIN)/kube-scheduler-vanilla ./cmd/kube-scheduler
+
+image: build ## OCI image (layout and tarball) in _output/image, no container engine
+	cd scheduler/image && GOWORK=off go run . --binary $(BIN)/kube-scheduler --out $(IMAGE_OUT) \
+		--version $(KSPATCH_VERSION) --revision $(GIT_COMMIT)
+
+tools: upstream ## etcd for integration tests and the local control plane
+	scripts/build-tools
+
+##@ Run
+.PHONY: run
+run: build ## start the patched scheduler against KUBECONFIG (local control plane: coming)
+	@if [ -z "$${KUBECONFIG:-}" ]; then \
+		echo "error: KUBECONFIG is not set. 'make run' starts the patched scheduler against the cluster in \$$KUBECONFIG:" >&2; \
+		echo "  KUBECONFIG=/path/to/admin.kubeconfig make run" >&2; exit 2; fi
+	@if [ ! -r "$$KUBECONFIG" ]; then echo "error: KUBECONFIG=$$KUBECONFIG is not a readable file" >&2; exit 2; fi
+	$(BIN)/kube-scheduler --kubeconfig "$$KUBECONFIG" --authentication-kubeconfig "$$KUBECONFIG" \
+		--authorization-kubeconfig "$$KUBECONFIG" --leader-elect=false $(RUN_ARGS)
+
+##@ Test
+.PHONY: test test-modules test-upstream test-scripts test-image
+test: verify-patches test-modules test-upstream test-scripts test-image ## everything CI runs
+	@echo "make test: all passed"
+
+test-modules: upstream ## go vet and unit tests of the kspatch modules
+	for m in $(MODULES); do (cd $$m && go vet ./... && go test -race -count=1 ./...); done
+	cd scheduler/image && GOWORK=off go vet ./... && GOWORK=off go test -race -count=1 ./...
+
+test-upstream: upstream ## upstream's scheduler unit tests on the patched tree
+	cd $(TREE) && go test -count=1 $(UPSTREAM_TEST_PKGS)
+
+test-scripts: upstream ## the series scripts, including their failure paths
+	scripts/test-scripts
+
+test-image: image ## open the built image, check it, run its binary
+	cd scheduler/image && GOWORK=off KSPATCH_IMAGE_DIR=$(IMAGE_OUT) KSPATCH_IMAGE_VERSION=$(KSPATCH_VERSION) \
+		go test -count=1 -run 'TestImage' ./...
+
+.PHONY: clean
+clean: ## remove _output (the patched tree too: export your commits first)
+	rm -rf $(OUT)

@@ -1,0 +1,3 @@
+module kspatch.dev/adminapi
+
+go 1.24.0

@@ -1,0 +1,3 @@
+module kspatch.dev/e2e
+
+go 1.24.0
