@@ -1,0 +1,369 @@
+package adminapi
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// This file parses and validates query parameters. Every route declares the
+// parameters it takes; anything else is a 400 that names the parameter and
+// lists the allowed ones, and every bad value is a 400 that names the
+// parameter and says what is allowed.
+
+// Limits of the list routes.
+const (
+	queueLimitDefault     = 100
+	queueLimitMax         = 5000
+	apiCallLimitDefault   = 100
+	apiCallLimitMax       = 5000
+	placementLimitDefault = 20
+	placementLimitMax     = 1000
+	// maxValueLen bounds any parameter value (names are at most 253 bytes).
+	maxValueLen = 253
+	// maxContinueLen bounds a continue token.
+	maxContinueLen = 1024
+	// defaultUISeconds is the CPU profile length of a new pprof UI session.
+	defaultUISeconds = 5
+)
+
+// paramError is a bad query parameter. Its message names the parameter.
+type paramError struct {
+	param string
+	msg   string
+}
+
+func (e *paramError) Error() string { return e.msg }
+
+func invalid(param, value, allowed string) *paramError {
+	return &paramError{param: param, msg: fmt.Sprintf("invalid %s %q: %s", param, value, allowed)}
+}
+
+// pair is one key=value of a query, unescaped.
+type pair struct {
+	key, value string
+	badValue   bool // the value is not correctly URL-encoded
+}
+
+// splitQuery splits a raw query at '&' (not ';') and unescapes each key and
+// value. Empty segments are skipped, as url.ParseQuery does.
+func splitQuery(raw string) ([]pair, error) {
+	var pairs []pair
+	for raw != "" {
+		var seg string
+		seg, raw, _ = strings.Cut(raw, "&")
+		if seg == "" {
+			continue
+		}
+		rk, rv, _ := strings.Cut(seg, "=")
+		k, err := url.QueryUnescape(rk)
+		if err != nil {
+			return nil, &paramError{param: rk, msg: fmt.Sprintf("query parameter %q is not correctly URL-encoded", rk)}
+		}
+		v, err := url.QueryUnescape(rv)
+		pairs = append(pairs, pair{key: k, value: v, badValue: err != nil})
+	}
+	return pairs, nil
+}
+
+// rawParam returns the first value of key in raw, ignoring malformed pairs.
+// It serves content negotiation, which must work even for a bad query.
+func rawParam(raw, key string) (string, bool) {
+	for raw != "" {
+		var seg string
+		seg, raw, _ = strings.Cut(raw, "&")
+		rk, rv, _ := strings.Cut(seg, "=")
+		if k, err := url.QueryUnescape(rk); err == nil && k == key {
+			v, err := url.QueryUnescape(rv)
+			return v, err == nil
+		}
+	}
+	return "", false
+}
+
+// params is a validated query: every key is allowed, and only repeatable
+// keys have more than one value.
+type params map[string][]string
+
+// parseParams splits raw and checks it against the allowed parameter names.
+// Keys listed in repeatable may be given more than once.
+func parseParams(raw string, allowed []string, repeatable ...string) (params, error) {
+	pairs, err := splitQuery(raw)
+	if err != nil {
+		return nil, err
+	}
+	p := params{}
+	for _, kv := range pairs {
+		if !slices.Contains(allowed, kv.key) {
+			return nil, unknownParam(kv.key, allowed)
+		}
+		if kv.badValue {
+			return nil, &paramError{param: kv.key, msg: fmt.Sprintf("invalid %s: the value is not correctly URL-encoded", kv.key)}
+		}
+		p[kv.key] = append(p[kv.key], kv.value)
+		if n := len(p[kv.key]); n > 1 && !slices.Contains(repeatable, kv.key) {
+			return nil, &paramError{param: kv.key, msg: fmt.Sprintf("query parameter %q is given more than once; give it once", kv.key)}
+		}
+		if len(kv.value) > maxValueLen && kv.key != "continue" {
+			return nil, invalid(kv.key, kv.value[:32]+"...", fmt.Sprintf("must be at most %d bytes long", maxValueLen))
+		}
+	}
+	if err := p.checkOutput(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func unknownParam(key string, allowed []string) *paramError {
+	if len(allowed) == 0 {
+		return &paramError{param: key, msg: fmt.Sprintf("unknown query parameter %q: this route takes no query parameters", key)}
+	}
+	sorted := slices.Clone(allowed)
+	slices.Sort(sorted)
+	return &paramError{param: key, msg: fmt.Sprintf("unknown query parameter %q: allowed parameters are %s", key, strings.Join(sorted, ", "))}
+}
+
+// get returns the value of a single-valued parameter.
+func (p params) get(key string) (string, bool) {
+	v, ok := p[key]
+	if !ok {
+		return "", false
+	}
+	return v[0], true
+}
+
+// checkOutput validates output=, if present.
+func (p params) checkOutput() error {
+	v, ok := p.get("output")
+	if !ok {
+		return nil
+	}
+	switch strings.ToLower(v) {
+	case "text", "json":
+		return nil
+	}
+	return invalid("output", v, "allowed values are text, json")
+}
+
+// name returns a non-empty name-like parameter, or "" if absent.
+func (p params) name(key string) (string, error) {
+	v, ok := p.get(key)
+	if !ok {
+		return "", nil
+	}
+	if v == "" {
+		return "", invalid(key, v, "must not be empty")
+	}
+	return v, nil
+}
+
+// intParam returns an integer parameter in [lo, hi], or def if absent.
+func (p params) intParam(key string, def, lo, hi int) (int, error) {
+	v, ok := p.get(key)
+	if !ok {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < lo || n > hi {
+		return 0, invalid(key, v, fmt.Sprintf("must be an integer between %d and %d", lo, hi))
+	}
+	return n, nil
+}
+
+// queueParams are the validated parameters of /debug/queue.
+type queueParams struct {
+	// queues has bit i set for Queues()[i]; 0 means every queue.
+	queues                      uint8
+	namespace, podGroup, plugin string
+	limit                       int
+	// after is the key the continue token points after; nil on page one.
+	after *podKey
+}
+
+// podKey is a pod's position in the stable paging order.
+type podKey struct{ namespace, name, uid string }
+
+func parseQueueParams(raw string) (queueParams, error) {
+	p, err := parseParams(raw, []string{"queue", "namespace", "podGroup", "plugin", "limit", "continue", "output"}, "queue")
+	if err != nil {
+		return queueParams{}, err
+	}
+	var qp queueParams
+	for _, v := range p["queue"] {
+		for _, q := range strings.Split(v, ",") {
+			i := queueIndexFold(strings.TrimSpace(q))
+			if i < 0 {
+				return queueParams{}, invalid("queue", q, "allowed values are active, backoff, unschedulable, gated, inFlight")
+			}
+			qp.queues |= 1 << i
+		}
+	}
+	if qp.namespace, err = p.name("namespace"); err != nil {
+		return queueParams{}, err
+	}
+	if qp.podGroup, err = p.name("podGroup"); err != nil {
+		return queueParams{}, err
+	}
+	if qp.plugin, err = p.name("plugin"); err != nil {
+		return queueParams{}, err
+	}
+	if qp.limit, err = p.intParam("limit", queueLimitDefault, 1, queueLimitMax); err != nil {
+		return queueParams{}, err
+	}
+	if tok, _ := p.get("continue"); tok != "" {
+		key, err := decodeContinue(tok, qp.filterHash())
+		if err != nil {
+			return queueParams{}, err
+		}
+		qp.after = &key
+	}
+	return qp, nil
+}
+
+// queueIndexFold returns the index in Queues() of the queue named s, case
+// insensitively, or -1.
+func queueIndexFold(s string) int {
+	for i, q := range Queues() {
+		if strings.EqualFold(s, string(q)) {
+			return i
+		}
+	}
+	return -1
+}
+
+// filterHash identifies the filters a continue token was issued for.
+func (qp queueParams) filterHash() string {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%d\x00%s\x00%s\x00%s", qp.queues, qp.namespace, qp.podGroup, qp.plugin)
+	return strconv.FormatUint(h.Sum64(), 36)
+}
+
+// Continue tokens are opaque to clients: base64url of a small JSON array
+// [version, namespace, name, uid, filterHash] followed by a checksum. They
+// hold a position in the stable (namespace, name, uid) order, not an offset,
+// so pods added or removed between pages never shift what comes next, and a
+// token stays valid across scheduler restarts. The checksum refuses corrupted
+// or hand-edited tokens; it is not a secret because a token grants nothing a
+// client could not list anyway.
+const (
+	continueVersion = 1
+	continueDomain  = "kspatch.dev/adminapi continue v1\x00"
+	continueSumLen  = 8
+)
+
+func continueSum(payload []byte) []byte {
+	h := sha256.New()
+	h.Write([]byte(continueDomain))
+	h.Write(payload)
+	return h.Sum(nil)[:continueSumLen]
+}
+
+// encodeContinue returns the token for the page after key.
+func encodeContinue(key podKey, filterHash string) string {
+	payload, _ := json.Marshal([]any{continueVersion, key.namespace, key.name, key.uid, filterHash})
+	return base64.RawURLEncoding.EncodeToString(append(payload, continueSum(payload)...))
+}
+
+// decodeContinue checks a token and returns its position.
+func decodeContinue(tok, filterHash string) (podKey, error) {
+	bad := &paramError{param: "continue", msg: "invalid continue token: it is malformed or was not issued by this API; start again without continue="}
+	if len(tok) > maxContinueLen {
+		return podKey{}, bad
+	}
+	b, err := base64.RawURLEncoding.DecodeString(tok)
+	if err != nil || len(b) <= continueSumLen {
+		return podKey{}, bad
+	}
+	payload, sum := b[:len(b)-continueSumLen], b[len(b)-continueSumLen:]
+	if !bytes.Equal(sum, continueSum(payload)) {
+		return podKey{}, bad
+	}
+	var fields []any
+	if err := json.Unmarshal(payload, &fields); err != nil || len(fields) != 5 {
+		return podKey{}, bad
+	}
+	if v, ok := fields[0].(float64); !ok || v != continueVersion {
+		return podKey{}, bad
+	}
+	var s [4]string
+	for i := range s {
+		str, ok := fields[i+1].(string)
+		if !ok {
+			return podKey{}, bad
+		}
+		s[i] = str
+	}
+	if s[3] != filterHash {
+		return podKey{}, &paramError{param: "continue", msg: "invalid continue token: it was issued for other filters; keep queue, namespace, podGroup and plugin unchanged while paging, or start again without continue="}
+	}
+	return podKey{namespace: s[0], name: s[1], uid: s[2]}, nil
+}
+
+// apiCallParams are the validated parameters of /debug/apicalls.
+type apiCallParams struct {
+	callType string
+	limit    int
+}
+
+func parseAPICallParams(raw string) (apiCallParams, error) {
+	p, err := parseParams(raw, []string{"type", "limit", "output"})
+	if err != nil {
+		return apiCallParams{}, err
+	}
+	var ap apiCallParams
+	if ap.callType, err = p.name("type"); err != nil {
+		return apiCallParams{}, err
+	}
+	if ap.limit, err = p.intParam("limit", apiCallLimitDefault, 1, apiCallLimitMax); err != nil {
+		return apiCallParams{}, err
+	}
+	return ap, nil
+}
+
+// parsePlacementParams returns the limit= of /debug/placements.
+func parsePlacementParams(raw string) (limit int, err error) {
+	p, err := parseParams(raw, []string{"limit", "output"})
+	if err != nil {
+		return 0, err
+	}
+	return p.intParam("limit", placementLimitDefault, 1, placementLimitMax)
+}
+
+// parseOutputOnly validates the query of a route that takes only output=.
+func parseOutputOnly(raw string) error {
+	_, err := parseParams(raw, []string{"output"})
+	return err
+}
+
+// pprofParams are the validated parameters of a pprof route.
+type pprofParams struct {
+	seconds int // 0 if absent
+}
+
+// parsePprofParams validates the query of a pprof route: seconds= (1 to
+// MaxProfileSeconds) where the route samples over time, debug= and gc= where
+// the route takes them.
+func parsePprofParams(raw string, allowed ...string) (pprofParams, error) {
+	p, err := parseParams(raw, allowed)
+	if err != nil {
+		return pprofParams{}, err
+	}
+	var pp pprofParams
+	if pp.seconds, err = p.intParam("seconds", 0, 1, MaxProfileSeconds); err != nil {
+		return pprofParams{}, err
+	}
+	if _, err = p.intParam("debug", 0, 0, 2); err != nil {
+		return pprofParams{}, err
+	}
+	if _, err = p.intParam("gc", 0, 0, 1); err != nil {
+		return pprofParams{}, err
+	}
+	return pp, nil
+}

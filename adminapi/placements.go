@@ -1,0 +1,300 @@
+package adminapi
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// placementList is the JSON document of /debug/placements and
+// /debug/placements/{namespace}/{podGroup} (kind PlacementDecisionList).
+type placementList struct {
+	APIVersion string    `json:"apiVersion"`
+	Kind       string    `json:"kind"`
+	TakenAt    time.Time `json:"takenAt"`
+	// Recorded counts every decision the recorder holds; Matched those of
+	// the requested pod group (all when none is); Remaining those left out
+	// by limit=.
+	Recorded  int                     `json:"recorded"`
+	Matched   int                     `json:"matched"`
+	Remaining int                     `json:"remaining"`
+	Items     []placementDecisionView `json:"items"`
+}
+
+type placementDecisionView struct {
+	Namespace       string                   `json:"namespace"`
+	PodGroup        string                   `json:"podGroup"`
+	Time            time.Time                `json:"time"`
+	AgeSeconds      float64                  `json:"ageSeconds"`
+	DurationSeconds float64                  `json:"durationSeconds"`
+	Result          string                   `json:"result"`
+	Message         string                   `json:"message,omitempty"`
+	Pods            int                      `json:"pods"`
+	Placements      []generatedPlacementView `json:"placements"`
+	Evaluations     []placementEvalView      `json:"evaluations"`
+	Chosen          string                   `json:"chosen,omitempty"`
+	Assignments     []podAssignmentView      `json:"assignments"`
+
+	age, duration time.Duration // for the text output
+}
+
+type generatedPlacementView struct {
+	Name  string `json:"name"`
+	Nodes int    `json:"nodes"`
+}
+
+type placementEvalView struct {
+	Placement       string            `json:"placement"`
+	Feasible        bool              `json:"feasible"`
+	Reason          string            `json:"reason,omitempty"`
+	PodsFit         int               `json:"podsFit"`
+	DurationSeconds float64           `json:"durationSeconds"`
+	Scores          []pluginScoreView `json:"scores"`
+	TotalScore      int64             `json:"totalScore"`
+
+	duration time.Duration // for the text output
+}
+
+type pluginScoreView struct {
+	Plugin string `json:"plugin"`
+	Score  int64  `json:"score"`
+}
+
+type podAssignmentView struct {
+	Pod     string `json:"pod"`
+	Node    string `json:"node,omitempty"`
+	Failure string `json:"failure,omitempty"`
+}
+
+func (a *api) listPlacements(w http.ResponseWriter, r *http.Request) {
+	if a.opts.Placements == nil {
+		notImplemented(w, r, "placement decisions are not available: the GangScheduling / TopologyAwareWorkloadScheduling feature gates are disabled or not in this build")
+		return
+	}
+	limit, err := parsePlacementParams(r.URL.RawQuery)
+	if err != nil {
+		badRequest(w, r, err)
+		return
+	}
+	ns, group := urlParam(r, "namespace"), urlParam(r, "podGroup")
+	snap, err := fetch(a, r, a.opts.Placements.PlacementSnapshot)
+	if err != nil {
+		a.sourceError(w, r, "the placement decisions", err)
+		return
+	}
+	if snap == nil {
+		snap = &PlacementSnapshot{}
+	}
+	doc := placementList{
+		APIVersion: APIVersion,
+		Kind:       "PlacementDecisionList",
+		TakenAt:    utc(snap.TakenAt),
+		Recorded:   len(snap.Decisions),
+		Items:      []placementDecisionView{},
+	}
+	for i := range snap.Decisions {
+		d := &snap.Decisions[i]
+		if group != "" && (d.Namespace != ns || d.PodGroup != group) {
+			continue
+		}
+		doc.Matched++
+		if len(doc.Items) < limit {
+			doc.Items = append(doc.Items, newPlacementDecisionView(d, snap.TakenAt))
+		}
+	}
+	doc.Remaining = doc.Matched - len(doc.Items)
+	if group != "" && doc.Matched == 0 {
+		writeError(w, r, http.StatusNotFound, fmt.Sprintf(
+			"no placement decisions recorded for pod group %s/%s (the recorder keeps only recent pod-group cycles)", ns, group))
+		return
+	}
+	text := doc.writeTable
+	if group != "" {
+		text = doc.writeDetails
+	}
+	a.render(w, r, doc, text)
+}
+
+func newPlacementDecisionView(d *PlacementDecision, now time.Time) placementDecisionView {
+	v := placementDecisionView{
+		Namespace:       d.Namespace,
+		PodGroup:        d.PodGroup,
+		Time:            utc(d.Time),
+		AgeSeconds:      seconds(now.Sub(d.Time)),
+		DurationSeconds: seconds(d.Duration),
+		Result:          d.Result,
+		Message:         d.Message,
+		Pods:            d.Pods,
+		Placements:      make([]generatedPlacementView, len(d.Placements)),
+		Evaluations:     make([]placementEvalView, len(d.Evaluations)),
+		Chosen:          d.Chosen,
+		Assignments:     make([]podAssignmentView, len(d.Assignments)),
+		age:             now.Sub(d.Time),
+		duration:        d.Duration,
+	}
+	for i, p := range d.Placements {
+		v.Placements[i] = generatedPlacementView{Name: p.Name, Nodes: p.Nodes}
+	}
+	for i, e := range d.Evaluations {
+		ev := placementEvalView{
+			Placement:       e.Placement,
+			Feasible:        e.Feasible,
+			Reason:          e.Reason,
+			PodsFit:         e.PodsFit,
+			DurationSeconds: seconds(e.Duration),
+			Scores:          make([]pluginScoreView, len(e.Scores)),
+			TotalScore:      e.TotalScore,
+			duration:        e.Duration,
+		}
+		for j, s := range e.Scores {
+			ev.Scores[j] = pluginScoreView{Plugin: s.Plugin, Score: s.Score}
+		}
+		v.Evaluations[i] = ev
+	}
+	for i, pa := range d.Assignments {
+		v.Assignments[i] = podAssignmentView{Pod: pa.Pod, Node: pa.Node, Failure: pa.Failure}
+	}
+	return v
+}
+
+// chosenScore returns the total score of the chosen placement, or "<none>".
+func (v *placementDecisionView) chosenScore() string {
+	for _, e := range v.Evaluations {
+		if e.Placement == v.Chosen && v.Chosen != "" {
+			return strconv.FormatInt(e.TotalScore, 10)
+		}
+	}
+	return none
+}
+
+func (v *placementDecisionView) assigned() int {
+	n := 0
+	for _, a := range v.Assignments {
+		if a.Node != "" {
+			n++
+		}
+	}
+	return n
+}
+
+func (v *placementDecisionView) feasible() int {
+	n := 0
+	for _, e := range v.Evaluations {
+		if e.Feasible {
+			n++
+		}
+	}
+	return n
+}
+
+func (doc placementList) footer(w io.Writer) error {
+	var err error
+	if doc.Remaining > 0 {
+		_, err = fmt.Fprintf(w, "\n%d decisions matched (%d recorded); showing the %d newest, %d more: raise limit=\n",
+			doc.Matched, doc.Recorded, len(doc.Items), doc.Remaining)
+	} else {
+		_, err = fmt.Fprintf(w, "\n%d decisions matched (%d recorded).\n", doc.Matched, doc.Recorded)
+	}
+	return err
+}
+
+// writeTable writes one line per decision (the list of all groups).
+func (doc placementList) writeTable(w io.Writer) error {
+	if len(doc.Items) == 0 {
+		_, err := io.WriteString(w, "No placement decisions recorded.\n")
+		return err
+	}
+	t := newTable(w)
+	row(t, "NAMESPACE", "POD GROUP", "AGE", "RESULT", "DURATION", "PODS", "ASSIGNED", "PLACEMENTS", "FEASIBLE", "CHOSEN", "SCORE")
+	for i := range doc.Items {
+		v := &doc.Items[i]
+		row(t, v.Namespace, v.PodGroup, age(v.age), v.Result,
+			shortDuration(v.duration), strconv.Itoa(v.Pods), strconv.Itoa(v.assigned()),
+			strconv.Itoa(len(v.Placements)), fmt.Sprintf("%d/%d", v.feasible(), len(v.Evaluations)),
+			orNone(v.Chosen), v.chosenScore())
+	}
+	if err := t.Flush(); err != nil {
+		return err
+	}
+	return doc.footer(w)
+}
+
+// writeDetails writes every decision in full (one pod group's history).
+func (doc placementList) writeDetails(w io.Writer) error {
+	for i := range doc.Items {
+		v := &doc.Items[i]
+		if i > 0 {
+			_, _ = io.WriteString(w, "\n---\n\n")
+		}
+		t := newTable(w)
+		row(t, "Pod group:", v.Namespace+"/"+v.PodGroup)
+		row(t, "Time:", fmt.Sprintf("%s (%s ago)", timestamp(v.Time), age(v.age)))
+		row(t, "Result:", v.Result)
+		row(t, "Message:", orNone(v.Message))
+		row(t, "Duration:", shortDuration(v.duration))
+		row(t, "Pods:", strconv.Itoa(v.Pods))
+		row(t, "Chosen placement:", orNone(v.Chosen))
+		if err := t.Flush(); err != nil {
+			return err
+		}
+
+		_, _ = fmt.Fprintf(w, "\nPlacements generated (%d):\n", len(v.Placements))
+		if len(v.Placements) > 0 {
+			t = newTable(w)
+			row(t, "  NAME", "NODES")
+			for _, p := range v.Placements {
+				row(t, "  "+p.Name, strconv.Itoa(p.Nodes))
+			}
+			if err := t.Flush(); err != nil {
+				return err
+			}
+		}
+
+		_, _ = fmt.Fprintf(w, "\nPlacements evaluated (%d):\n", len(v.Evaluations))
+		if len(v.Evaluations) > 0 {
+			t = newTable(w)
+			row(t, "  PLACEMENT", "FEASIBLE", "PODS FIT", "DURATION", "SCORES", "TOTAL", "REASON")
+			for _, e := range v.Evaluations {
+				total := none
+				if e.Feasible {
+					total = strconv.FormatInt(e.TotalScore, 10)
+				}
+				chosen := ""
+				if e.Placement == v.Chosen {
+					chosen = " *"
+				}
+				row(t, "  "+e.Placement+chosen, yesNo(e.Feasible), fmt.Sprintf("%d/%d", e.PodsFit, v.Pods),
+					shortDuration(e.duration),
+					orNone(joinScores(e.Scores)), total, orNone(e.Reason))
+			}
+			if err := t.Flush(); err != nil {
+				return err
+			}
+		}
+
+		_, _ = fmt.Fprintf(w, "\nAssignments (%d):\n", len(v.Assignments))
+		if len(v.Assignments) > 0 {
+			t = newTable(w)
+			row(t, "  POD", "NODE", "FAILURE")
+			for _, pa := range v.Assignments {
+				row(t, "  "+pa.Pod, orNone(pa.Node), orNone(pa.Failure))
+			}
+			if err := t.Flush(); err != nil {
+				return err
+			}
+		}
+	}
+	return doc.footer(w)
+}
+
+// joinScores formats scores as "Plugin=score,...".
+func joinScores(scores []pluginScoreView) string {
+	parts := make([]string, len(scores))
+	for i, s := range scores {
+		parts[i] = s.Plugin + "=" + strconv.FormatInt(s.Score, 10)
+	}
+	return strings.Join(parts, ",")
+}

@@ -1,0 +1,86 @@
+package adminapi
+
+import (
+	"bytes"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/google/pprof/profile"
+)
+
+func TestPprofProfiles(t *testing.T) {
+	h := NewRouter(Options{})
+	for _, tc := range []struct{ target, want string }{
+		{"/debug/pprof/", "Types of profiles available"},
+		{"/debug/pprof/goroutine?debug=2", "goroutine "},
+		{"/debug/pprof/allocs?debug=1", "heap profile"},
+		{"/debug/pprof/cmdline", ""},
+		{"/debug/pprof/symbol", "num_symbols"},
+		{"/debug/pprof/trace?seconds=1", ""},
+	} {
+		rec := get(h, tc.target, "")
+		if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), tc.want) {
+			t.Errorf("GET %s: %d %.200q", tc.target, rec.Code, rec.Body)
+		}
+	}
+	if testing.Short() {
+		return
+	}
+	rec := get(h, "/debug/pprof/profile?seconds=1", "")
+	if rec.Code != http.StatusOK {
+		t.Fatalf("profile: %d %s", rec.Code, rec.Body)
+	}
+	if _, err := profile.Parse(bytes.NewReader(rec.Body.Bytes())); err != nil {
+		t.Errorf("profile does not parse: %v", err)
+	}
+}
+
+func TestPprofDisabled(t *testing.T) {
+	h := NewRouter(Options{DisableProfiling: true})
+	for _, target := range []string{"/debug/pprof/", "/debug/pprof/heap", "/debug/pprof/ui/"} {
+		if rec := get(h, target, ""); rec.Code != http.StatusNotFound {
+			t.Errorf("GET %s: %d", target, rec.Code)
+		}
+	}
+}
+
+// TestPprofUI opens a UI session under a mount prefix and browses it the way
+// a browser would, following the relative links.
+func TestPprofUI(t *testing.T) {
+	if testing.Short() {
+		t.Skip("collects a CPU profile")
+	}
+	parent := chi.NewRouter()
+	parent.Mount("/debug/kspatch", NewRouter(Options{}))
+
+	for session := 1; session <= 2; session++ {
+		rec := get(parent, "/debug/kspatch/debug/pprof/ui/?seconds=1", "")
+		want := "s/" + string(rune('0'+session)) + "/flamegraph"
+		if rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != want {
+			t.Fatalf("new session: %d Location=%q, want %q; %s", rec.Code, rec.Header().Get("Location"), want, rec.Body)
+		}
+	}
+	// Relative to /debug/kspatch/debug/pprof/ui/.
+	for _, page := range []string{"s/2/flamegraph", "s/2/top", "s/2/download"} {
+		rec := get(parent, "/debug/kspatch/debug/pprof/ui/"+page, "")
+		if rec.Code != http.StatusOK {
+			t.Errorf("GET %s: %d %.300s", page, rec.Code, rec.Body)
+		}
+		if strings.HasSuffix(page, "flamegraph") && !strings.Contains(rec.Body.String(), `href="./top"`) {
+			t.Errorf("flamegraph page lacks the relative menu links:\n%.500s", rec.Body)
+		}
+	}
+	// The first session was retired by the second.
+	if rec := get(parent, "/debug/kspatch/debug/pprof/ui/s/1/top", ""); rec.Code != http.StatusNotFound {
+		t.Errorf("retired session: %d", rec.Code)
+	}
+	if rec := get(parent, "/debug/kspatch/debug/pprof/ui/s/2/nosuchpage", ""); rec.Code != http.StatusNotFound {
+		t.Errorf("unknown page: %d", rec.Code)
+	}
+	// Saving settings would write to disk: it is a POST, so refused.
+	if rec := do(parent, http.MethodPost, "/debug/kspatch/debug/pprof/ui/s/2/saveconfig?config=x", ""); rec.Code != http.StatusMethodNotAllowed {
+		t.Errorf("saveconfig: %d", rec.Code)
+	}
+}

@@ -1,0 +1,562 @@
+package adminapi
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+)
+
+// queueList is the JSON document of /debug/queue (kind QueueList).
+type queueList struct {
+	APIVersion      string       `json:"apiVersion"`
+	Kind            string       `json:"kind"`
+	TakenAt         time.Time    `json:"takenAt"`
+	Leader          bool         `json:"leader"`
+	SchedulingCycle int64        `json:"schedulingCycle"`
+	Summary         queueSummary `json:"summary"`
+	// Matched counts the pods that pass the filters, on every page.
+	Matched int `json:"matched"`
+	// Remaining counts the matching pods after this page.
+	Remaining int `json:"remaining"`
+	// Continue is the token for the next page; empty on the last page.
+	Continue string          `json:"continue,omitempty"`
+	Items    []queuedPodView `json:"items"`
+}
+
+// queueSummary counts the whole queue's pods per sub-queue, ignoring filters.
+type queueSummary struct {
+	Active        int `json:"active"`
+	Backoff       int `json:"backoff"`
+	Unschedulable int `json:"unschedulable"`
+	Gated         int `json:"gated"`
+	InFlight      int `json:"inFlight"`
+	Total         int `json:"total"`
+}
+
+// queuedPodView is one pod of a QueueList, and the core of a QueuedPod.
+type queuedPodView struct {
+	Namespace               string    `json:"namespace"`
+	Name                    string    `json:"name"`
+	UID                     string    `json:"uid"`
+	Queue                   QueueName `json:"queue"`
+	Priority                int32     `json:"priority"`
+	Attempts                int       `json:"attempts"`
+	InitialAttemptTimestamp time.Time `json:"initialAttemptTimestamp,omitzero"`
+	Timestamp               time.Time `json:"timestamp"`
+	AgeSeconds              float64   `json:"ageSeconds"`
+	BackoffExpiry           time.Time `json:"backoffExpiry,omitzero"`
+	UnschedulablePlugins    []string  `json:"unschedulablePlugins,omitempty"`
+	PendingPlugins          []string  `json:"pendingPlugins,omitempty"`
+	GatingPlugin            string    `json:"gatingPlugin,omitempty"`
+	PodGroup                string    `json:"podGroup,omitempty"`
+}
+
+// queuedPodDoc is the JSON document of /debug/queue/pods/{ns}/{name} (kind
+// QueuedPod).
+type queuedPodDoc struct {
+	APIVersion string    `json:"apiVersion"`
+	Kind       string    `json:"kind"`
+	TakenAt    time.Time `json:"takenAt"`
+	queuedPodView
+	NominatedNodeName string `json:"nominatedNodeName,omitempty"`
+	// NextEligibleTime is when the pod may next be attempted: takenAt for an
+	// active pod, the backoff expiry for a backing-off one; absent when it
+	// waits for an event, a gate or its current cycle (see waitingFor).
+	NextEligibleTime time.Time      `json:"nextEligibleTime,omitzero"`
+	WaitingFor       string         `json:"waitingFor"`
+	LastFailure      *diagnosisView `json:"lastFailure,omitempty"`
+}
+
+type diagnosisView struct {
+	Time              time.Time             `json:"time,omitzero"`
+	Message           string                `json:"message"`
+	NumAllNodes       int                   `json:"numAllNodes"`
+	PreFilterMessage  string                `json:"preFilterMessage,omitempty"`
+	PostFilterMessage string                `json:"postFilterMessage,omitempty"`
+	Plugins           []pluginDiagnosisView `json:"plugins"`
+}
+
+type pluginDiagnosisView struct {
+	Plugin  string            `json:"plugin"`
+	Nodes   int               `json:"nodes"`
+	Reasons []reasonCountView `json:"reasons"`
+}
+
+type reasonCountView struct {
+	Reason string `json:"reason"`
+	Count  int    `json:"count"`
+}
+
+func (a *api) listQueue(w http.ResponseWriter, r *http.Request) {
+	if a.opts.Queue == nil {
+		notImplemented(w, r, "the scheduling queue is not available to the admin API in this scheduler")
+		return
+	}
+	qp, err := parseQueueParams(r.URL.RawQuery)
+	if err != nil {
+		badRequest(w, r, err)
+		return
+	}
+	snap, err := fetch(a, r, a.opts.Queue.QueueSnapshot)
+	if err != nil {
+		a.sourceError(w, r, "the scheduling queue", err)
+		return
+	}
+	if snap == nil {
+		snap = &QueueSnapshot{}
+	}
+	sel := selectQueuePage(snap.Pods, qp)
+	doc := queueList{
+		APIVersion:      APIVersion,
+		Kind:            "QueueList",
+		TakenAt:         utc(snap.TakenAt),
+		Leader:          a.leader(),
+		SchedulingCycle: snap.SchedulingCycle,
+		Summary:         sel.summary,
+		Matched:         sel.matched,
+		Remaining:       sel.remaining,
+		Items:           make([]queuedPodView, len(sel.page)),
+	}
+	for i, idx := range sel.page {
+		doc.Items[i] = newQueuedPodView(&snap.Pods[idx], snap.TakenAt)
+	}
+	if sel.remaining > 0 && len(sel.page) > 0 {
+		last := &snap.Pods[sel.page[len(sel.page)-1]]
+		doc.Continue = encodeContinue(keyOf(last), qp.filterHash())
+	}
+	a.render(w, r, doc, doc.writeText)
+}
+
+func (a *api) getQueuedPod(w http.ResponseWriter, r *http.Request) {
+	if a.opts.Queue == nil {
+		notImplemented(w, r, "the scheduling queue is not available to the admin API in this scheduler")
+		return
+	}
+	if err := parseOutputOnly(r.URL.RawQuery); err != nil {
+		badRequest(w, r, err)
+		return
+	}
+	ns, name := urlParam(r, "namespace"), urlParam(r, "name")
+	d, err := fetch(a, r, func(ctx context.Context) (*QueuedPodDetail, error) {
+		return a.opts.Queue.QueuedPod(ctx, ns, name)
+	})
+	if err != nil {
+		a.sourceError(w, r, "the scheduling queue", err)
+		return
+	}
+	if d == nil {
+		writeError(w, r, http.StatusNotFound, fmt.Sprintf("pod %s/%s is not in the scheduling queue", ns, name))
+		return
+	}
+	doc := newQueuedPodDoc(d)
+	a.render(w, r, doc, doc.writeText)
+}
+
+// urlParam returns a path parameter, unescaped.
+func urlParam(r *http.Request, key string) string {
+	v := chi.URLParam(r, key)
+	if u, err := url.PathUnescape(v); err == nil {
+		return u
+	}
+	return v
+}
+
+// queueSelection is the outcome of filtering and paging a snapshot.
+type queueSelection struct {
+	summary   queueSummary
+	matched   int
+	remaining int
+	page      []int // indices into the snapshot's pods, in key order
+}
+
+// selectQueuePage counts the whole queue, filters it and picks the page
+// after qp.after in (namespace, name, uid) order. It makes one pass and keeps
+// only the best qp.limit candidates in a heap, so it costs O(n log limit)
+// and never sorts the whole queue, whatever order the pods come in.
+func selectQueuePage(pods []QueuedPod, qp queueParams) queueSelection {
+	var sel queueSelection
+	h := pageHeap{pods: pods, idx: make([]int, 0, min(qp.limit, len(pods)))}
+	after := 0
+	for i := range pods {
+		p := &pods[i]
+		qi := queueIndex(p.Queue)
+		switch qi {
+		case 0:
+			sel.summary.Active++
+		case 1:
+			sel.summary.Backoff++
+		case 2:
+			sel.summary.Unschedulable++
+		case 3:
+			sel.summary.Gated++
+		case 4:
+			sel.summary.InFlight++
+		}
+		if !qp.matches(p, qi) {
+			continue
+		}
+		sel.matched++
+		if qp.after != nil && compareKey(p, qp.after) <= 0 {
+			continue
+		}
+		after++
+		h.offer(i, qp.limit)
+	}
+	sel.summary.Total = len(pods)
+	sel.page = h.sorted()
+	sel.remaining = after - len(sel.page)
+	return sel
+}
+
+// queueIndex returns the index of q in Queues(), or -1 for an unknown name.
+// The names have distinct lengths, so a length switch and one comparison
+// decide (this runs once per queued pod per request).
+func queueIndex(q QueueName) int {
+	var i int
+	var want QueueName
+	switch len(q) {
+	case len(QueueActive):
+		i, want = 0, QueueActive
+	case len(QueueBackoff):
+		i, want = 1, QueueBackoff
+	case len(QueueUnschedulable):
+		i, want = 2, QueueUnschedulable
+	case len(QueueGated):
+		i, want = 3, QueueGated
+	case len(QueueInFlight):
+		i, want = 4, QueueInFlight
+	default:
+		return -1
+	}
+	if q != want {
+		return -1
+	}
+	return i
+}
+
+func (qp *queueParams) matches(p *QueuedPod, qi int) bool {
+	if qp.queues != 0 && (qi < 0 || qp.queues&(1<<qi) == 0) {
+		return false
+	}
+	if qp.namespace != "" && p.Namespace != qp.namespace {
+		return false
+	}
+	if qp.podGroup != "" && p.PodGroup != qp.podGroup {
+		return false
+	}
+	if qp.plugin != "" && p.GatingPlugin != qp.plugin &&
+		!slices.Contains(p.UnschedulablePlugins, qp.plugin) && !slices.Contains(p.PendingPlugins, qp.plugin) {
+		return false
+	}
+	return true
+}
+
+func keyOf(p *QueuedPod) podKey {
+	return podKey{namespace: p.Namespace, name: p.Name, uid: p.UID}
+}
+
+// compareKey orders a pod against a key by (namespace, name, uid).
+func compareKey(p *QueuedPod, k *podKey) int {
+	if c := strings.Compare(p.Namespace, k.namespace); c != 0 {
+		return c
+	}
+	if c := strings.Compare(p.Name, k.name); c != 0 {
+		return c
+	}
+	return strings.Compare(p.UID, k.uid)
+}
+
+func comparePods(a, b *QueuedPod) int {
+	if c := strings.Compare(a.Namespace, b.Namespace); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.Name, b.Name); c != 0 {
+		return c
+	}
+	return strings.Compare(a.UID, b.UID)
+}
+
+// pageHeap keeps the smallest pods seen so far (at most limit) as a max-heap
+// of indices, so the largest kept pod is at the root and is the one to beat.
+type pageHeap struct {
+	pods []QueuedPod
+	idx  []int
+}
+
+func (h *pageHeap) less(i, j int) bool { // "greater" for a max-heap
+	return comparePods(&h.pods[h.idx[i]], &h.pods[h.idx[j]]) > 0
+}
+
+func (h *pageHeap) offer(i, limit int) {
+	if len(h.idx) < limit {
+		h.idx = append(h.idx, i)
+		h.up(len(h.idx) - 1)
+		return
+	}
+	// Fast path: most pods lose to the root on the namespace alone.
+	p, root := &h.pods[i], &h.pods[h.idx[0]]
+	if p.Namespace > root.Namespace || comparePods(p, root) >= 0 {
+		return
+	}
+	h.idx[0] = i
+	h.down(0)
+}
+
+func (h *pageHeap) up(j int) {
+	for j > 0 {
+		parent := (j - 1) / 2
+		if !h.less(j, parent) {
+			return
+		}
+		h.idx[j], h.idx[parent] = h.idx[parent], h.idx[j]
+		j = parent
+	}
+}
+
+func (h *pageHeap) down(j int) {
+	n := len(h.idx)
+	for {
+		c := 2*j + 1
+		if c >= n {
+			return
+		}
+		if c+1 < n && h.less(c+1, c) {
+			c++
+		}
+		if !h.less(c, j) {
+			return
+		}
+		h.idx[j], h.idx[c] = h.idx[c], h.idx[j]
+		j = c
+	}
+}
+
+// sorted returns the kept indices in ascending key order.
+func (h *pageHeap) sorted() []int {
+	slices.SortFunc(h.idx, func(a, b int) int { return comparePods(&h.pods[a], &h.pods[b]) })
+	return h.idx
+}
+
+// sortedCopy returns ss sorted, without modifying ss (snapshot data).
+func sortedCopy(ss []string) []string {
+	if slices.IsSorted(ss) {
+		return ss
+	}
+	c := slices.Clone(ss)
+	slices.Sort(c)
+	return c
+}
+
+func newQueuedPodView(p *QueuedPod, now time.Time) queuedPodView {
+	return queuedPodView{
+		Namespace:               p.Namespace,
+		Name:                    p.Name,
+		UID:                     p.UID,
+		Queue:                   p.Queue,
+		Priority:                p.Priority,
+		Attempts:                p.Attempts,
+		InitialAttemptTimestamp: utc(p.InitialAttemptTimestamp),
+		Timestamp:               utc(p.Timestamp),
+		AgeSeconds:              seconds(now.Sub(p.Timestamp)),
+		BackoffExpiry:           utc(p.BackoffExpiry),
+		UnschedulablePlugins:    sortedCopy(p.UnschedulablePlugins),
+		PendingPlugins:          sortedCopy(p.PendingPlugins),
+		GatingPlugin:            p.GatingPlugin,
+		PodGroup:                p.PodGroup,
+	}
+}
+
+func newQueuedPodDoc(d *QueuedPodDetail) queuedPodDoc {
+	doc := queuedPodDoc{
+		APIVersion:        APIVersion,
+		Kind:              "QueuedPod",
+		TakenAt:           utc(d.TakenAt),
+		queuedPodView:     newQueuedPodView(&d.QueuedPod, d.TakenAt),
+		NominatedNodeName: d.NominatedNodeName,
+	}
+	switch d.Queue {
+	case QueueActive:
+		doc.NextEligibleTime = utc(d.TakenAt)
+		doc.WaitingFor = "a scheduling cycle: the pod is ready and is popped in priority order"
+	case QueueBackoff:
+		doc.NextEligibleTime = utc(d.BackoffExpiry)
+		doc.WaitingFor = "its backoff to expire"
+	case QueueUnschedulable:
+		doc.WaitingFor = "a cluster event that may make it schedulable, or the periodic flush"
+		if len(doc.UnschedulablePlugins) > 0 {
+			doc.WaitingFor += "; rejected by " + strings.Join(doc.UnschedulablePlugins, ", ")
+		}
+		if len(doc.PendingPlugins) > 0 {
+			doc.WaitingFor += "; pending on " + strings.Join(doc.PendingPlugins, ", ")
+		}
+	case QueueGated:
+		doc.WaitingFor = "its scheduling gate to be lifted"
+		if d.GatingPlugin != "" {
+			doc.WaitingFor += " (plugin " + d.GatingPlugin + ")"
+		}
+	case QueueInFlight:
+		doc.WaitingFor = "its current scheduling cycle to finish"
+	default:
+		doc.WaitingFor = "unknown (queue " + strconv.Quote(string(d.Queue)) + ")"
+	}
+	if f := d.LastFailure; f != nil {
+		v := &diagnosisView{
+			Time:              utc(f.Time),
+			Message:           f.Message,
+			NumAllNodes:       f.NumAllNodes,
+			PreFilterMessage:  f.PreFilterMessage,
+			PostFilterMessage: f.PostFilterMessage,
+			Plugins:           make([]pluginDiagnosisView, len(f.Plugins)),
+		}
+		for i, pd := range f.Plugins {
+			pv := pluginDiagnosisView{Plugin: pd.Plugin, Nodes: pd.Nodes, Reasons: make([]reasonCountView, len(pd.Reasons))}
+			for j, rc := range pd.Reasons {
+				pv.Reasons[j] = reasonCountView{Reason: rc.Reason, Count: rc.Count}
+			}
+			slices.SortFunc(pv.Reasons, func(a, b reasonCountView) int {
+				if a.Count != b.Count {
+					return b.Count - a.Count
+				}
+				return strings.Compare(a.Reason, b.Reason)
+			})
+			v.Plugins[i] = pv
+		}
+		slices.SortFunc(v.Plugins, func(a, b pluginDiagnosisView) int {
+			if a.Nodes != b.Nodes {
+				return b.Nodes - a.Nodes
+			}
+			return strings.Compare(a.Plugin, b.Plugin)
+		})
+		doc.LastFailure = v
+	}
+	return doc
+}
+
+// rejectedBy lists the unschedulable plugins, then the pending ones marked
+// "(pending)".
+func (v *queuedPodView) rejectedBy() string {
+	parts := slices.Clone(v.UnschedulablePlugins)
+	for _, p := range v.PendingPlugins {
+		parts = append(parts, p+"(pending)")
+	}
+	return joinOrNone(parts)
+}
+
+// backoff describes the backoff expiry relative to now.
+func backoff(now, expiry time.Time) string {
+	switch {
+	case expiry.IsZero():
+		return none
+	case expiry.After(now):
+		return "in " + age(expiry.Sub(now))
+	default:
+		return "expired"
+	}
+}
+
+func (doc queueList) writeText(w io.Writer) error {
+	t := newTable(w)
+	row(t, "LEADER", "CYCLE", "ACTIVE", "BACKOFF", "UNSCHEDULABLE", "GATED", "IN FLIGHT", "TOTAL")
+	s := doc.Summary
+	row(t, yesNo(doc.Leader), strconv.FormatInt(doc.SchedulingCycle, 10), strconv.Itoa(s.Active), strconv.Itoa(s.Backoff),
+		strconv.Itoa(s.Unschedulable), strconv.Itoa(s.Gated), strconv.Itoa(s.InFlight), strconv.Itoa(s.Total))
+	if err := t.Flush(); err != nil {
+		return err
+	}
+	if len(doc.Items) == 0 {
+		_, err := fmt.Fprintf(w, "\nNo queued pods matched.\n")
+		return err
+	}
+	_, _ = io.WriteString(w, "\n")
+	t = newTable(w)
+	row(t, "NAMESPACE", "NAME", "QUEUE", "PRIORITY", "ATTEMPTS", "AGE", "FIRST ATTEMPT", "BACKOFF", "REJECTED BY", "GATED BY", "POD GROUP")
+	for i := range doc.Items {
+		p := &doc.Items[i]
+		row(t, p.Namespace, p.Name, string(p.Queue), strconv.Itoa(int(p.Priority)), strconv.Itoa(p.Attempts),
+			age(doc.TakenAt.Sub(p.Timestamp)), ageSince(doc.TakenAt, p.InitialAttemptTimestamp),
+			backoff(doc.TakenAt, p.BackoffExpiry), p.rejectedBy(), orNone(p.GatingPlugin), orNone(p.PodGroup))
+	}
+	if err := t.Flush(); err != nil {
+		return err
+	}
+	var err error
+	if doc.Remaining > 0 {
+		_, err = fmt.Fprintf(w, "\n%d pods matched; showing %d, %d more: add continue=%s\n",
+			doc.Matched, len(doc.Items), doc.Remaining, doc.Continue)
+	} else {
+		_, err = fmt.Fprintf(w, "\n%d pods matched; showing %d.\n", doc.Matched, len(doc.Items))
+	}
+	return err
+}
+
+func (doc queuedPodDoc) writeText(w io.Writer) error {
+	now := doc.TakenAt
+	at := func(t time.Time) string {
+		if t.IsZero() {
+			return none
+		}
+		if t.After(now) {
+			return fmt.Sprintf("%s (in %s)", timestamp(t), age(t.Sub(now)))
+		}
+		return fmt.Sprintf("%s (%s ago)", timestamp(t), age(now.Sub(t)))
+	}
+	next := at(doc.NextEligibleTime)
+	if doc.Queue == QueueActive {
+		next = "now"
+	}
+	t := newTable(w)
+	row(t, "Pod:", doc.Namespace+"/"+doc.Name)
+	row(t, "UID:", orNone(doc.UID))
+	row(t, "Queue:", string(doc.Queue))
+	row(t, "Priority:", strconv.Itoa(int(doc.Priority)))
+	row(t, "Attempts:", strconv.Itoa(doc.Attempts))
+	row(t, "First attempt:", at(doc.InitialAttemptTimestamp))
+	row(t, "In queue since:", at(doc.Timestamp))
+	row(t, "Backoff expiry:", at(doc.BackoffExpiry))
+	row(t, "Next eligible:", next)
+	row(t, "Waiting for:", doc.WaitingFor)
+	row(t, "Unschedulable plugins:", joinOrNone(doc.UnschedulablePlugins))
+	row(t, "Pending plugins:", joinOrNone(doc.PendingPlugins))
+	row(t, "Gating plugin:", orNone(doc.GatingPlugin))
+	row(t, "Pod group:", orNone(doc.PodGroup))
+	row(t, "Nominated node:", orNone(doc.NominatedNodeName))
+	if doc.LastFailure == nil {
+		row(t, "Last failure:", none)
+		return t.Flush()
+	}
+	f := doc.LastFailure
+	row(t, "Last failure:", at(f.Time))
+	row(t, "  Message:", orNone(f.Message))
+	row(t, "  Nodes considered:", strconv.Itoa(f.NumAllNodes))
+	if f.PreFilterMessage != "" {
+		row(t, "  PreFilter:", f.PreFilterMessage)
+	}
+	if f.PostFilterMessage != "" {
+		row(t, "  PostFilter:", f.PostFilterMessage)
+	}
+	if err := t.Flush(); err != nil {
+		return err
+	}
+	if len(f.Plugins) == 0 {
+		return nil
+	}
+	_, _ = io.WriteString(w, "\n")
+	t = newTable(w)
+	row(t, "PLUGIN", "NODES", "REASONS")
+	for _, p := range f.Plugins {
+		reasons := make([]string, len(p.Reasons))
+		for i, rc := range p.Reasons {
+			reasons[i] = fmt.Sprintf("%s (%d)", rc.Reason, rc.Count)
+		}
+		row(t, p.Plugin, strconv.Itoa(p.Nodes), orNone(strings.Join(reasons, "; ")))
+	}
+	return t.Flush()
+}

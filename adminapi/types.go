@@ -1,0 +1,299 @@
+package adminapi
+
+import (
+	"context"
+	"time"
+)
+
+// This file declares what the admin API reads: the source interfaces the
+// scheduler implements and the snapshot types they return. The types carry
+// names, counts, times and reasons only — never pod specs, environment,
+// annotations or secrets — so nothing else can leak through the API.
+//
+// Contract for every source method: it returns a snapshot that the source
+// copied for this call (under its own lock, if it has one) and does not touch
+// again. The router never modifies snapshot data, so a source may also hand
+// out a cached immutable snapshot. Methods should return promptly; the router
+// stops waiting when ctx is done (see Options.RequestTimeout).
+
+// APIVersion is the apiVersion of every JSON document the admin API writes.
+const APIVersion = "kspatch.dev/v1alpha1"
+
+// QueueName names a scheduling sub-queue, as the queue= filter and the JSON
+// field "queue" spell it.
+type QueueName string
+
+// The sub-queues a pending pod can be in.
+const (
+	// QueueActive holds pods ready to be popped for a scheduling cycle.
+	QueueActive QueueName = "active"
+	// QueueBackoff holds pods that failed and wait for their backoff to expire.
+	QueueBackoff QueueName = "backoff"
+	// QueueUnschedulable holds pods that failed and wait for a cluster event
+	// that may make them schedulable (or for the periodic flush).
+	QueueUnschedulable QueueName = "unschedulable"
+	// QueueGated holds pods that a PreEnqueue plugin (for example
+	// SchedulingGates) keeps out of the active queue.
+	QueueGated QueueName = "gated"
+	// QueueInFlight holds pods popped and being scheduled right now.
+	QueueInFlight QueueName = "inFlight"
+)
+
+// Queues lists every QueueName in display order.
+func Queues() []QueueName {
+	return []QueueName{QueueActive, QueueBackoff, QueueUnschedulable, QueueGated, QueueInFlight}
+}
+
+// QueueSource reads the scheduling queue.
+type QueueSource interface {
+	// QueueSnapshot returns every pod the queue holds, in all sub-queues.
+	QueueSnapshot(ctx context.Context) (*QueueSnapshot, error)
+	// QueuedPod returns one pod by namespace and name, or nil (and no error)
+	// when that pod is not in the queue.
+	QueuedPod(ctx context.Context, namespace, name string) (*QueuedPodDetail, error)
+}
+
+// QueueSnapshot is a copy of the whole scheduling queue.
+type QueueSnapshot struct {
+	// TakenAt is when the snapshot was taken. Ages and backoff times are
+	// computed against it, not against the time the response is written.
+	TakenAt time.Time
+	// SchedulingCycle is the queue's scheduling cycle counter (incremented on
+	// every Pop).
+	SchedulingCycle int64
+	// Pods are the queued pods, in any order. The router pages them in
+	// (namespace, name, uid) order without sorting the whole list.
+	Pods []QueuedPod
+}
+
+// QueuedPod is one pending pod and where it waits.
+type QueuedPod struct {
+	// Namespace and Name identify the pod; UID tells a re-created pod apart.
+	Namespace, Name, UID string
+	// Queue is the sub-queue the pod is in.
+	Queue QueueName
+	// Priority is the pod's resolved priority (spec.priority).
+	Priority int32
+	// Attempts counts the scheduling attempts so far.
+	Attempts int
+	// InitialAttemptTimestamp is the time of the first scheduling attempt;
+	// zero if the pod was never attempted.
+	InitialAttemptTimestamp time.Time
+	// Timestamp is when the pod was last added to the queue (the queue's
+	// enqueue timestamp); the pod's age in the queue is measured from it.
+	Timestamp time.Time
+	// BackoffExpiry is when the pod's current backoff ends; zero if it has none.
+	BackoffExpiry time.Time
+	// UnschedulablePlugins are the plugins that rejected the pod in its last
+	// attempt (Filter, PreFilter, Reserve or Permit rejections).
+	UnschedulablePlugins []string
+	// PendingPlugins are the plugins that returned Pending in the last attempt
+	// (the pod waits for something outside the scheduler, e.g. a DRA driver).
+	PendingPlugins []string
+	// GatingPlugin is the PreEnqueue plugin that gates the pod; empty if none.
+	GatingPlugin string
+	// PodGroup is the name of the pod group (in the pod's namespace) the pod
+	// belongs to; empty if none.
+	PodGroup string
+}
+
+// QueuedPodDetail is one queued pod with the reasons it waits.
+type QueuedPodDetail struct {
+	// TakenAt is when the detail was copied; ages are computed against it.
+	TakenAt time.Time
+	// QueuedPod is the pod's queue entry.
+	QueuedPod
+	// NominatedNodeName is the node the pod was nominated to by preemption;
+	// empty if none.
+	NominatedNodeName string
+	// LastFailure is the diagnosis of the pod's last failed scheduling
+	// attempt; nil if none was recorded.
+	LastFailure *Diagnosis
+}
+
+// Diagnosis explains why a scheduling attempt failed.
+type Diagnosis struct {
+	// Time is when the attempt failed; zero if unknown.
+	Time time.Time
+	// Message is the overall failure message, as written to the pod's
+	// PodScheduled condition (e.g. "0/6 nodes are available: ...").
+	Message string
+	// NumAllNodes is the number of nodes the attempt considered.
+	NumAllNodes int
+	// PreFilterMessage is the message of a PreFilter rejection; empty if none.
+	PreFilterMessage string
+	// PostFilterMessage is the message of the PostFilter (preemption) phase;
+	// empty if none.
+	PostFilterMessage string
+	// Plugins are the per-plugin rejections.
+	Plugins []PluginDiagnosis
+}
+
+// PluginDiagnosis is how one plugin rejected a pod in one attempt.
+type PluginDiagnosis struct {
+	// Plugin is the plugin's name.
+	Plugin string
+	// Nodes is the number of nodes this plugin rejected.
+	Nodes int
+	// Reasons are the distinct rejection reasons with the number of nodes
+	// that gave each.
+	Reasons []ReasonCount
+}
+
+// ReasonCount is a rejection reason and how many nodes gave it.
+type ReasonCount struct {
+	// Reason is the status reason, e.g. "Insufficient cpu".
+	Reason string
+	// Count is the number of nodes that gave the reason.
+	Count int
+}
+
+// APICallSource reads the asynchronous API call queue (KEP-5229). A scheduler
+// without the SchedulerAsyncAPICalls feature passes no APICallSource.
+type APICallSource interface {
+	// APICallSnapshot returns every pending and in-flight API call.
+	APICallSnapshot(ctx context.Context) (*APICallSnapshot, error)
+}
+
+// APICallSnapshot is a copy of the API call queue.
+type APICallSnapshot struct {
+	// TakenAt is when the snapshot was taken; ages are computed against it.
+	TakenAt time.Time
+	// Calls are the pending and in-flight calls, in any order.
+	Calls []APICall
+}
+
+// APICall is one queued or executing API call.
+type APICall struct {
+	// Type is the call type as the API queue names it, e.g. "pod_binding".
+	Type string
+	// Object is the object the call acts on.
+	Object ObjectRef
+	// EnqueuedAt is when the call (or the first call merged into it) was
+	// enqueued.
+	EnqueuedAt time.Time
+	// Merges counts the calls that were merged into this one.
+	Merges int
+	// InFlightSince is when the call started executing; zero while pending.
+	InFlightSince time.Time
+}
+
+// ObjectRef identifies an API object.
+type ObjectRef struct {
+	// Namespace, Name and UID of the object.
+	Namespace, Name, UID string
+}
+
+// PlacementSource reads the recorder of recent pod-group scheduling cycles
+// and their placement decisions. A scheduler without the GangScheduling
+// feature passes no PlacementSource.
+type PlacementSource interface {
+	// PlacementSnapshot returns the recorded decisions, newest first.
+	PlacementSnapshot(ctx context.Context) (*PlacementSnapshot, error)
+}
+
+// PlacementSnapshot is a copy of the placement decision recorder.
+type PlacementSnapshot struct {
+	// TakenAt is when the snapshot was taken; ages are computed against it.
+	TakenAt time.Time
+	// Decisions are the recorded pod-group cycles, newest first.
+	Decisions []PlacementDecision
+}
+
+// Common values of PlacementDecision.Result.
+const (
+	// ResultScheduled: the group's pods were assigned to nodes.
+	ResultScheduled = "Scheduled"
+	// ResultUnschedulable: no placement fit the group (or too few of its pods).
+	ResultUnschedulable = "Unschedulable"
+	// ResultError: the cycle failed with an internal error.
+	ResultError = "Error"
+)
+
+// PlacementDecision is one pod-group scheduling cycle as recorded. Groups
+// without scheduling constraints (no topology-aware placement) have no
+// Placements or Evaluations, only the pod assignments.
+type PlacementDecision struct {
+	// Namespace and PodGroup identify the pod group.
+	Namespace, PodGroup string
+	// Time is when the cycle started.
+	Time time.Time
+	// Duration is how long the cycle took.
+	Duration time.Duration
+	// Result is the cycle's outcome, e.g. ResultScheduled.
+	Result string
+	// Message explains the result; empty if there is nothing to add.
+	Message string
+	// Pods is the number of the group's pods the cycle tried to place.
+	Pods int
+	// Placements are the candidate placements the generator plugins produced.
+	Placements []GeneratedPlacement
+	// Evaluations are the placements the cycle evaluated, in evaluation order.
+	Evaluations []PlacementEvaluation
+	// Chosen is the name of the placement the cycle chose; empty if none.
+	Chosen string
+	// Assignments are the per-pod outcomes: a node, or why the pod failed.
+	Assignments []PodAssignment
+}
+
+// GeneratedPlacement is a candidate placement: a named set of nodes.
+type GeneratedPlacement struct {
+	// Name is the placement's name, chosen by its generator (e.g. "rack=r1").
+	Name string
+	// Nodes is the number of nodes in the placement.
+	Nodes int
+}
+
+// PlacementEvaluation is the result of simulating the group in one placement.
+type PlacementEvaluation struct {
+	// Placement is the evaluated placement's name.
+	Placement string
+	// Feasible reports whether enough of the group's pods fit.
+	Feasible bool
+	// Reason says why the placement is not feasible; empty if it is.
+	Reason string
+	// PodsFit is the number of the group's pods that fit in the placement.
+	PodsFit int
+	// Duration is how long the evaluation took.
+	Duration time.Duration
+	// Scores are the placement score plugins' (normalized) scores; empty for
+	// infeasible placements.
+	Scores []PluginScore
+	// TotalScore is the weighted sum of Scores.
+	TotalScore int64
+}
+
+// PluginScore is one plugin's score.
+type PluginScore struct {
+	// Plugin is the plugin's name.
+	Plugin string
+	// Score is the plugin's score.
+	Score int64
+}
+
+// PodAssignment is the outcome of a pod-group cycle for one pod.
+type PodAssignment struct {
+	// Pod is the pod's name (in the group's namespace).
+	Pod string
+	// Node is the node the pod was assigned to; empty if it failed.
+	Node string
+	// Failure says why the pod was not assigned; empty if it was.
+	Failure string
+}
+
+// RequestObserver is told about every request the router answers, e.g. to
+// feed request metrics. The route is the chi route pattern (such as
+// "/debug/queue/pods/{namespace}/{name}"), never the raw path, so it has few
+// distinct values; requests that match no route (or no method of a route)
+// report "unmatched".
+type RequestObserver interface {
+	ObserveRequest(route string, code int, d time.Duration)
+}
+
+// RequestObserverFunc adapts a function to a RequestObserver.
+type RequestObserverFunc func(route string, code int, d time.Duration)
+
+// ObserveRequest calls f.
+func (f RequestObserverFunc) ObserveRequest(route string, code int, d time.Duration) {
+	f(route, code, d)
+}
