@@ -74,6 +74,12 @@ run: build ## start the patched scheduler against KUBECONFIG (local control plan
 	$(BIN)/kube-scheduler --kubeconfig "$$KUBECONFIG" --authentication-kubeconfig "$$KUBECONFIG" \
 		--authorization-kubeconfig "$$KUBECONFIG" --leader-elect=false $(RUN_ARGS)
 
+##@ Benchmark
+BENCH_ARGS ?=
+.PHONY: bench
+bench: tools ## vanilla vs patched scheduler_perf workloads in one run (BENCH_ARGS='-sizes 1000 -reps 3')
+	cd bench && GOWORK=off go run . -root $(CURDIR) $(BENCH_ARGS)
+
 ##@ Test
 .PHONY: test test-modules test-upstream test-scripts test-image
 test: verify-patches test-modules test-upstream test-scripts test-image ## everything CI runs
@@ -82,6 +88,7 @@ test: verify-patches test-modules test-upstream test-scripts test-image ## every
 test-modules: upstream ## go vet and unit tests of the kspatch modules
 	for m in $(MODULES); do (cd $$m && go vet ./... && go test -race -count=1 ./...); done
 	cd scheduler/image && GOWORK=off go vet ./... && GOWORK=off go test -race -count=1 ./...
+	cd bench && GOWORK=off go vet ./... && GOWORK=off go test -race -count=1 ./...
 
 test-upstream: upstream ## upstream's scheduler unit tests on the patched tree
 	cd $(TREE) && go test -count=1 $(UPSTREAM_TEST_PKGS)

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/yaml"
+)
+
+func TestBurstConfig(t *testing.T) {
+	for _, tc := range []struct {
+		tree      string
+		wantNames []string
+		wantGates []map[string]bool
+	}{
+		{tree: "vanilla", wantNames: []string{"1000pods_vanilla"}, wantGates: []map[string]bool{nil}},
+		{
+			tree:      "patched",
+			wantNames: []string{"1000pods_patched_gate_off", "1000pods_patched_gate_on"},
+			wantGates: []map[string]bool{{"SchedulerPreQueueingHints": false}, {"SchedulerPreQueueingHints": true}},
+		},
+	} {
+		t.Run(tc.tree, func(t *testing.T) {
+			var cases []struct {
+				Name      string
+				Workloads []struct {
+					Name         string
+					Labels       []string
+					FeatureGates map[string]bool
+					Params       map[string]int
+				}
+			}
+			if err := yaml.Unmarshal([]byte(burstConfig(tc.tree, []int{1000})), &cases); err != nil {
+				t.Fatalf("generated config does not parse: %v", err)
+			}
+			if len(cases) != 1 || cases[0].Name != "DRAClaimTemplateBurst" {
+				t.Fatalf("want one DRAClaimTemplateBurst test case, got %+v", cases)
+			}
+			w := cases[0].Workloads
+			if len(w) != len(tc.wantNames) {
+				t.Fatalf("want %d workloads, got %d", len(tc.wantNames), len(w))
+			}
+			for i := range w {
+				if w[i].Name != tc.wantNames[i] {
+					t.Errorf("workload %d: name %q, want %q", i, w[i].Name, tc.wantNames[i])
+				}
+				if len(w[i].FeatureGates) != len(tc.wantGates[i]) || w[i].FeatureGates["SchedulerPreQueueingHints"] != tc.wantGates[i]["SchedulerPreQueueingHints"] {
+					t.Errorf("workload %d: gates %v, want %v", i, w[i].FeatureGates, tc.wantGates[i])
+				}
+				if w[i].Params["pods"] != 1000 || w[i].Params["nodes"]*w[i].Params["maxClaimsPerNode"] < 1000 {
+					t.Errorf("workload %d: params %v cannot fit 1000 pods", i, w[i].Params)
+				}
+			}
+		})
+	}
+}
+
+func TestResultFrom(t *testing.T) {
+	items := []dataItem{
+		{Labels: map[string]string{"Metric": "SchedulingThroughput"}, Data: map[string]float64{"Average": 250}},
+		{Labels: map[string]string{"Metric": "scheduler_queueing_hint_execution_duration_seconds", "plugin": "DynamicResources"}, Data: map[string]float64{"Count": 900}},
+		{Labels: map[string]string{"Metric": "scheduler_event_handling_duration_seconds", "event": "ResourceClaimAdd"}, Data: map[string]float64{"Count": 10, "Sum": 40}},
+		{Labels: map[string]string{"Metric": "scheduler_event_handling_duration_seconds", "event": "ResourceClaimUpdate"}, Data: map[string]float64{"Count": 20, "Sum": 2}},
+		{Labels: map[string]string{"Metric": "scheduler_pod_scheduled_after_flush_total"}, Data: map[string]float64{"Value": 0}},
+	}
+	r := resultFrom(items)
+	if r.Throughput != 250 || r.HintCalls != 900 || r.ClaimEvents != 30 || r.ClaimEventMillis != 42 || r.AfterFlush != 0 || r.PreHintEvals != -1 {
+		t.Errorf("unexpected result %+v", r)
+	}
+}
+
+func TestChooseSidesAndSizes(t *testing.T) {
+	if _, err := chooseSides("vanilla,nightly"); err == nil || !strings.Contains(err.Error(), `unknown side "nightly"`) {
+		t.Errorf("want an error naming the unknown side, got %v", err)
+	}
+	if _, err := parseSizes("1000,abc"); err == nil || !strings.Contains(err.Error(), `"abc"`) {
+		t.Errorf("want an error naming the bad size, got %v", err)
+	}
+	got, err := chooseSides("patched-gate-on")
+	if err != nil || len(got) != 1 || got[0].Tree != "patched" {
+		t.Errorf("chooseSides(patched-gate-on) = %v, %v", got, err)
+	}
+}
+
+func TestMedianResult(t *testing.T) {
+	r := medianResult([]result{{Throughput: 3}, {Throughput: 1}, {Throughput: 2}})
+	if r.Throughput != 2 {
+		t.Errorf("median throughput %v, want 2", r.Throughput)
+	}
+}

@@ -1,0 +1,169 @@
+package main
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+//go:embed testdata/perfpkg/kspatch_test.go
+var perfPackage []byte
+
+const perfPkgDir = "test/integration/scheduler_perf/kspatch"
+
+type harness struct {
+	root string // the kspatch checkout
+	out  string // _output/bench
+}
+
+// treeRef is the commit each tree is checked out at: the build fix-up for
+// vanilla, the series' HEAD for patched.
+func (h *harness) treeRef(tree string) (string, error) {
+	main := filepath.Join(h.root, "_output", "kubernetes")
+	ref := "HEAD"
+	if tree == "vanilla" {
+		ref = "kspatch/fixup"
+	}
+	out, err := h.git(main, "rev-parse", "--verify", ref+"^{commit}")
+	if err != nil {
+		return "", fmt.Errorf("%w (run 'make upstream' first)", err)
+	}
+	return strings.TrimSpace(out), nil
+}
+
+// prepare makes _output/bench/<tree> a worktree of _output/kubernetes at the
+// tree's commit, applies the data-items patch, writes the workload package and
+// compiles the scheduler_perf test binary.
+func (h *harness) prepare(tree string, sizes []int) error {
+	ref, err := h.treeRef(tree)
+	if err != nil {
+		return err
+	}
+	dir := filepath.Join(h.out, tree)
+	main := filepath.Join(h.root, "_output", "kubernetes")
+	if _, err := os.Stat(filepath.Join(dir, ".git")); err != nil {
+		_, _ = h.git(main, "worktree", "prune")
+		if _, err := h.git(main, "worktree", "add", "--detach", "--force", dir, ref); err != nil {
+			return err
+		}
+	} else if _, err := h.git(dir, "checkout", "-q", "-f", "--detach", ref); err != nil {
+		return err
+	}
+	if _, err := h.git(dir, "clean", "-fdq", "--", perfPkgDir); err != nil {
+		return err
+	}
+	if _, err := h.git(dir, "apply", filepath.Join(h.root, "bench", "scheduler_perf-data-items.patch")); err != nil {
+		return err
+	}
+	pkg := filepath.Join(dir, perfPkgDir)
+	if err := os.MkdirAll(pkg, 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(pkg, "kspatch_test.go"), perfPackage, 0o644); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(pkg, "performance-config.yaml"), []byte(burstConfig(tree, sizes)), 0o644); err != nil {
+		return err
+	}
+	fmt.Printf("==> compiling scheduler_perf for the %s tree (%s)\n", tree, ref[:12])
+	cmd := exec.Command("go", "test", "-c", "-o", h.binary(tree), "./"+perfPkgDir)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOWORK=off")
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	return cmd.Run()
+}
+
+func (h *harness) binary(tree string) string {
+	return filepath.Join(h.out, "bin", tree+".test")
+}
+
+// runOne runs one workload in its own process and reads its data items.
+func (h *harness) runOne(s side, pods, rep int, profile bool) (result, error) {
+	name := workloadName(pods, s)
+	runDir := filepath.Join(h.out, "runs", fmt.Sprintf("%s-rep%d", name, rep))
+	if err := os.RemoveAll(runDir); err != nil {
+		return result{}, err
+	}
+	if err := os.MkdirAll(runDir, 0o755); err != nil {
+		return result{}, err
+	}
+	args := []string{
+		"-test.run=^$",
+		"-test.bench=^BenchmarkPerfScheduling$/^DRAClaimTemplateBurst$/^" + name + "$",
+		"-test.benchtime=1x",
+		"-test.timeout=60m",
+		"-perf-scheduling-label-filter=kspatch",
+		"-data-items-dir=" + runDir,
+	}
+	if profile {
+		args = append(args, "-test.cpuprofile="+filepath.Join(runDir, "cpu.pprof"))
+	}
+	cmd := exec.Command(h.binary(s.Tree), args...)
+	cmd.Dir = filepath.Join(h.out, s.Tree, perfPkgDir)
+	cmd.Env = append(os.Environ(), "PATH="+filepath.Join(h.root, "_output", "bin")+":"+os.Getenv("PATH"))
+	var output bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &output, &output
+	start := time.Now()
+	err := cmd.Run()
+	if werr := os.WriteFile(filepath.Join(runDir, "output.txt"), output.Bytes(), 0o644); werr != nil {
+		return result{}, werr
+	}
+	if err != nil {
+		return result{}, fmt.Errorf("%v; output in %s", err, filepath.Join(runDir, "output.txt"))
+	}
+	items, err := readDataItems(runDir)
+	if err != nil {
+		return result{}, err
+	}
+	r := resultFrom(items)
+	r.Side, r.Pods, r.Rep, r.Wall = s.Name, pods, rep, time.Since(start)
+	if r.Throughput == 0 {
+		return result{}, fmt.Errorf("no SchedulingThroughput in the data items of %s", runDir)
+	}
+	return r, nil
+}
+
+// dataItem is scheduler_perf's data item (test/integration/scheduler_perf).
+type dataItem struct {
+	Data   map[string]float64 `json:"data"`
+	Unit   string             `json:"unit"`
+	Labels map[string]string  `json:"labels"`
+}
+
+func readDataItems(dir string) ([]dataItem, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil || len(files) == 0 {
+		return nil, fmt.Errorf("no data items (*.json) in %s", dir)
+	}
+	var all []dataItem
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		var doc struct {
+			DataItems []dataItem `json:"dataItems"`
+		}
+		if err := json.Unmarshal(raw, &doc); err != nil {
+			return nil, fmt.Errorf("%s: %w", f, err)
+		}
+		all = append(all, doc.DataItems...)
+	}
+	return all, nil
+}
+
+func (h *harness) git(dir string, args ...string) (string, error) {
+	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(errOut.String()))
+	}
+	return out.String(), nil
+}
