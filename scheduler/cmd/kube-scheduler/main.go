@@ -1,7 +1,8 @@
 // Command kube-scheduler is the kspatch build of the Kubernetes scheduler: the
 // upstream scheduler application from the patched tree (patches/ applied to
-// the release in patches/BASE). Its flags, configuration and behaviour are the
-// upstream ones; the kspatch enhancements are behind their feature gates.
+// the release in patches/BASE), plus the kspatch admin API. Its flags,
+// configuration and behaviour are the upstream ones; the kspatch enhancements
+// are behind their feature gates.
 package main
 
 import (
@@ -11,11 +12,9 @@ import (
 	_ "k8s.io/component-base/logs/json/register" // --logging-format=json
 	_ "k8s.io/component-base/metrics/prometheus/clientgo"
 	_ "k8s.io/component-base/metrics/prometheus/version" // kubernetes_build_info
-	"k8s.io/kubernetes/cmd/kube-scheduler/app"
 )
 
 func main() {
-	command := app.NewSchedulerCommand()
-	code := cli.Run(command)
+	code := cli.Run(newSchedulerCommand())
 	os.Exit(code)
 }
