@@ -79,8 +79,8 @@ bench: tools ## vanilla vs patched scheduler_perf workloads in one run (BENCH_AR
 	cd bench && GOWORK=off go run . -root $(CURDIR) $(BENCH_ARGS)
 
 ##@ Test
-.PHONY: test test-modules test-upstream test-race test-scripts test-image
-test: verify-patches test-modules test-upstream test-race test-scripts test-image ## everything CI runs
+.PHONY: test test-modules test-upstream test-race test-integration test-scripts test-image
+test: verify-patches test-modules test-upstream test-race test-integration test-scripts test-image ## everything CI runs
 	@echo "make test: all passed"
 
 test-modules: upstream ## go vet and unit tests of the kspatch modules
@@ -100,6 +100,11 @@ RACE_TESTS := PreQueueingHint|MovedByFlush|Snapshot|ClaimPodIndex|FailureSummary
 test-race: upstream ## the series' own unit tests with the race detector
 	cd $(TREE) && go test -race -count=1 -run '$(RACE_TESTS)' ./pkg/scheduler/backend/queue/ \
 		./pkg/scheduler/framework/plugins/dynamicresources/ ./pkg/scheduler/framework/
+
+# The series' integration tests (etcd from make tools, on PATH).
+INTEGRATION_PKGS ?= ./test/integration/scheduler/prequeueinghint/...
+test-integration: tools ## the series' integration tests on the patched tree
+	cd $(TREE) && go test -count=1 -timeout 20m $(INTEGRATION_PKGS)
 
 test-scripts: upstream ## the series scripts, including their failure paths
 	scripts/test-scripts
