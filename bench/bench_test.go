@@ -59,8 +59,8 @@ func TestResultFrom(t *testing.T) {
 	items := []dataItem{
 		{Labels: map[string]string{"Metric": "SchedulingThroughput"}, Data: map[string]float64{"Average": 250}},
 		{Labels: map[string]string{"Metric": "scheduler_queueing_hint_execution_duration_seconds", "plugin": "DynamicResources"}, Data: map[string]float64{"Count": 900}},
-		{Labels: map[string]string{"Metric": "scheduler_event_handling_duration_seconds", "event": "ResourceClaimAdd"}, Data: map[string]float64{"Count": 10, "Sum": 40}},
-		{Labels: map[string]string{"Metric": "scheduler_event_handling_duration_seconds", "event": "ResourceClaimUpdate"}, Data: map[string]float64{"Count": 20, "Sum": 2}},
+		{Labels: map[string]string{"Metric": "scheduler_event_handling_duration_seconds", "event": "resource.k8s.io/ResourceClaimAdd"}, Data: map[string]float64{"Count": 10, "Sum": 40}},
+		{Labels: map[string]string{"Metric": "scheduler_event_handling_duration_seconds", "event": "resource.k8s.io/ResourceClaimUpdate"}, Data: map[string]float64{"Count": 20, "Sum": 2}},
 		{Labels: map[string]string{"Metric": "scheduler_pod_scheduled_after_flush_total"}, Data: map[string]float64{"Value": 0}},
 	}
 	r := resultFrom(items)

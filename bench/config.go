@@ -65,7 +65,7 @@ func burstConfig(tree string, sizes []int) string {
         values: [DynamicResources]
       scheduler_event_handling_duration_seconds:
       - label: event
-        values: [ResourceClaimAdd, ResourceClaimUpdate]
+        values: [resource.k8s.io/ResourceClaimAdd, resource.k8s.io/ResourceClaimUpdate]
       scheduler_pod_scheduled_after_flush_total:
       scheduler_pre_queueing_hint_evaluations_total:
   workloads:
