@@ -96,7 +96,7 @@ test-upstream: upstream ## upstream's scheduler unit tests on the patched tree
 	cd $(TREE) && go test -count=1 $(UPSTREAM_TEST_PKGS)
 
 # The kspatch tests of the series' packages, with the race detector.
-RACE_TESTS := PreQueueingHint|MovedByFlush|Snapshot|ClaimPodIndex|FailureSummary
+RACE_TESTS := PreQueueingHint|MovedByFlush|RejectorIndex|Snapshot|ClaimPodIndex|FailureSummary
 test-race: upstream ## the series' own unit tests with the race detector
 	cd $(TREE) && go test -race -count=1 -run '$(RACE_TESTS)' ./pkg/scheduler/backend/queue/ \
 		./pkg/scheduler/framework/plugins/dynamicresources/ ./pkg/scheduler/framework/
