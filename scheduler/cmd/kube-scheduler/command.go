@@ -111,12 +111,14 @@ func runScheduler(cmd *cobra.Command, opts *options.Options, adminOpts *adminOpt
 		return err
 	}
 
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(cmd.Context())
 	defer cancel()
-	go func() {
-		<-server.SetupSignalHandler()
-		cancel()
-	}()
+	if handleSignals {
+		go func() {
+			<-server.SetupSignalHandler()
+			cancel()
+		}()
+	}
 
 	cc, sched, err := app.Setup(ctx, opts)
 	if err != nil {
@@ -156,6 +158,11 @@ func runScheduler(cmd *cobra.Command, opts *options.Options, adminOpts *adminOpt
 		app.WithLeaderStatus(func(f func() bool) { isLeader.Store(&f) }),
 	)
 }
+
+// handleSignals makes SIGTERM and SIGINT stop the scheduler. Tests, which
+// run the command in-process and stop it through its context, turn it off
+// (the signal handler can be set up only once per process).
+var handleSignals = true
 
 // securePrefix is where the admin routes live on the secure port:
 // /debug/kspatch/queue there is /debug/queue on the admin listener.
