@@ -41,7 +41,7 @@ func BenchmarkQueue50k(b *testing.B) {
 	h := NewRouter(Options{Queue: q})
 	// A token pointing into the middle of the queue.
 	sorted := slices.Clone(q.snap.Pods)
-	slices.SortFunc(sorted, func(x, y QueuedPod) int { return comparePods(&x, &y) })
+	slices.SortFunc(sorted, func(x, y QueuedPod) int { return keyOf(&x).Compare(keyOf(&y)) })
 	mid := encodeContinue(keyOf(&sorted[len(sorted)/2]), queueParams{}.filterHash())
 
 	for _, bc := range []struct{ name, target, accept string }{

@@ -184,11 +184,8 @@ type queueParams struct {
 	namespace, podGroup, plugin string
 	limit                       int
 	// after is the key the continue token points after; nil on page one.
-	after *podKey
+	after *PodKey
 }
-
-// podKey is a pod's position in the stable paging order.
-type podKey struct{ namespace, name, uid string }
 
 func parseQueueParams(raw string) (queueParams, error) {
 	p, err := parseParams(raw, []string{"queue", "namespace", "podGroup", "plugin", "limit", "continue", "output"}, "queue")
@@ -266,44 +263,44 @@ func continueSum(payload []byte) []byte {
 }
 
 // encodeContinue returns the token for the page after key.
-func encodeContinue(key podKey, filterHash string) string {
-	payload, _ := json.Marshal([]any{continueVersion, key.namespace, key.name, key.uid, filterHash})
+func encodeContinue(key PodKey, filterHash string) string {
+	payload, _ := json.Marshal([]any{continueVersion, key.Namespace, key.Name, key.UID, filterHash})
 	return base64.RawURLEncoding.EncodeToString(append(payload, continueSum(payload)...))
 }
 
 // decodeContinue checks a token and returns its position.
-func decodeContinue(tok, filterHash string) (podKey, error) {
+func decodeContinue(tok, filterHash string) (PodKey, error) {
 	bad := &paramError{param: "continue", msg: "invalid continue token: it is malformed or was not issued by this API; start again without continue="}
 	if len(tok) > maxContinueLen {
-		return podKey{}, bad
+		return PodKey{}, bad
 	}
 	b, err := base64.RawURLEncoding.DecodeString(tok)
 	if err != nil || len(b) <= continueSumLen {
-		return podKey{}, bad
+		return PodKey{}, bad
 	}
 	payload, sum := b[:len(b)-continueSumLen], b[len(b)-continueSumLen:]
 	if !bytes.Equal(sum, continueSum(payload)) {
-		return podKey{}, bad
+		return PodKey{}, bad
 	}
 	var fields []any
 	if err := json.Unmarshal(payload, &fields); err != nil || len(fields) != 5 {
-		return podKey{}, bad
+		return PodKey{}, bad
 	}
 	if v, ok := fields[0].(float64); !ok || v != continueVersion {
-		return podKey{}, bad
+		return PodKey{}, bad
 	}
 	var s [4]string
 	for i := range s {
 		str, ok := fields[i+1].(string)
 		if !ok {
-			return podKey{}, bad
+			return PodKey{}, bad
 		}
 		s[i] = str
 	}
 	if s[3] != filterHash {
-		return podKey{}, &paramError{param: "continue", msg: "invalid continue token: it was issued for other filters; keep queue, namespace, podGroup and plugin unchanged while paging, or start again without continue="}
+		return PodKey{}, &paramError{param: "continue", msg: "invalid continue token: it was issued for other filters; keep queue, namespace, podGroup and plugin unchanged while paging, or start again without continue="}
 	}
-	return podKey{namespace: s[0], name: s[1], uid: s[2]}, nil
+	return PodKey{Namespace: s[0], Name: s[1], UID: s[2]}, nil
 }
 
 // apiCallParams are the validated parameters of /debug/apicalls.

@@ -105,34 +105,55 @@ func (a *api) listQueue(w http.ResponseWriter, r *http.Request) {
 		badRequest(w, r, err)
 		return
 	}
-	snap, err := fetch(a, r, a.opts.Queue.QueueSnapshot)
+	page, err := fetch(a, r, func(ctx context.Context) (*QueuePage, error) {
+		return queuePage(ctx, a.opts.Queue, qp)
+	})
 	if err != nil {
 		a.sourceError(w, r, "the scheduling queue", err)
 		return
 	}
-	if snap == nil {
-		snap = &QueueSnapshot{}
-	}
-	sel := selectQueuePage(snap.Pods, qp)
+	c := page.Counts
 	doc := queueList{
 		APIVersion:      APIVersion,
 		Kind:            "QueueList",
-		TakenAt:         utc(snap.TakenAt),
+		TakenAt:         utc(page.TakenAt),
 		Leader:          a.leader(),
-		SchedulingCycle: snap.SchedulingCycle,
-		Summary:         sel.summary,
-		Matched:         sel.matched,
-		Remaining:       sel.remaining,
-		Items:           make([]queuedPodView, len(sel.page)),
+		SchedulingCycle: page.SchedulingCycle,
+		Summary: queueSummary{
+			Active: c.Active, Backoff: c.Backoff, Unschedulable: c.Unschedulable, Gated: c.Gated, InFlight: c.InFlight,
+			Total: c.Active + c.Backoff + c.Unschedulable + c.Gated + c.InFlight,
+		},
+		Matched:   page.Matched,
+		Remaining: page.Remaining,
+		Items:     make([]queuedPodView, len(page.Pods)),
 	}
-	for i, idx := range sel.page {
-		doc.Items[i] = newQueuedPodView(&snap.Pods[idx], snap.TakenAt)
+	for i := range page.Pods {
+		doc.Items[i] = newQueuedPodView(&page.Pods[i], page.TakenAt)
 	}
-	if sel.remaining > 0 && len(sel.page) > 0 {
-		last := &snap.Pods[sel.page[len(sel.page)-1]]
-		doc.Continue = encodeContinue(keyOf(last), qp.filterHash())
+	if page.Remaining > 0 && len(page.Pods) > 0 {
+		doc.Continue = encodeContinue(keyOf(&page.Pods[len(page.Pods)-1]), qp.filterHash())
 	}
 	a.render(w, r, doc, doc.writeText)
+}
+
+// queuePage asks src for the page qp describes: from the source itself when
+// it is a QueuePager, else by selecting it from a snapshot of the whole queue.
+func queuePage(ctx context.Context, src QueueSource, qp queueParams) (*QueuePage, error) {
+	if pager, ok := src.(QueuePager); ok {
+		page, err := pager.QueuePage(ctx, qp.query())
+		if page == nil && err == nil {
+			page = &QueuePage{}
+		}
+		return page, err
+	}
+	snap, err := src.QueueSnapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if snap == nil {
+		snap = &QueueSnapshot{}
+	}
+	return selectQueuePage(snap, qp.query()), nil
 }
 
 func (a *api) getQueuedPod(w http.ResponseWriter, r *http.Request) {
@@ -169,51 +190,26 @@ func urlParam(r *http.Request, key string) string {
 	return v
 }
 
-// queueSelection is the outcome of filtering and paging a snapshot.
-type queueSelection struct {
-	summary   queueSummary
-	matched   int
-	remaining int
-	page      []int // indices into the snapshot's pods, in key order
-}
-
-// selectQueuePage counts the whole queue, filters it and picks the page
-// after qp.after in (namespace, name, uid) order. It makes one pass and keeps
-// only the best qp.limit candidates in a heap, so it costs O(n log limit)
-// and never sorts the whole queue, whatever order the pods come in.
-func selectQueuePage(pods []QueuedPod, qp queueParams) queueSelection {
-	var sel queueSelection
-	h := pageHeap{pods: pods, idx: make([]int, 0, min(qp.limit, len(pods)))}
-	after := 0
-	for i := range pods {
-		p := &pods[i]
-		qi := queueIndex(p.Queue)
-		switch qi {
-		case 0:
-			sel.summary.Active++
-		case 1:
-			sel.summary.Backoff++
-		case 2:
-			sel.summary.Unschedulable++
-		case 3:
-			sel.summary.Gated++
-		case 4:
-			sel.summary.InFlight++
-		}
-		if !qp.matches(p, qi) {
-			continue
-		}
-		sel.matched++
-		if qp.after != nil && compareKey(p, qp.after) <= 0 {
-			continue
-		}
-		after++
-		h.offer(i, qp.limit)
+// selectQueuePage filters and pages a snapshot of the whole queue.
+func selectQueuePage(snap *QueueSnapshot, q QueueQuery) *QueuePage {
+	sel := NewPageSelector[int](q)
+	for i := range snap.Pods {
+		p := &snap.Pods[i]
+		sel.Offer(PageCandidate{
+			Key:         keyOf(p),
+			Queue:       p.Queue,
+			PodGroup:    p.PodGroup,
+			PluginMatch: q.Plugin != "" && (p.GatingPlugin == q.Plugin || slices.Contains(p.UnschedulablePlugins, q.Plugin) || slices.Contains(p.PendingPlugins, q.Plugin)),
+		}, i)
 	}
-	sel.summary.Total = len(pods)
-	sel.page = h.sorted()
-	sel.remaining = after - len(sel.page)
-	return sel
+	page := &QueuePage{TakenAt: snap.TakenAt, SchedulingCycle: snap.SchedulingCycle}
+	var idx []int
+	page.Counts, page.Matched, page.Remaining, idx = sel.Result()
+	page.Pods = make([]QueuedPod, len(idx))
+	for i, j := range idx {
+		page.Pods[i] = snap.Pods[j]
+	}
+	return page
 }
 
 // queueIndex returns the index of q in Queues(), or -1 for an unknown name.
@@ -242,107 +238,19 @@ func queueIndex(q QueueName) int {
 	return i
 }
 
-func (qp *queueParams) matches(p *QueuedPod, qi int) bool {
-	if qp.queues != 0 && (qi < 0 || qp.queues&(1<<qi) == 0) {
-		return false
-	}
-	if qp.namespace != "" && p.Namespace != qp.namespace {
-		return false
-	}
-	if qp.podGroup != "" && p.PodGroup != qp.podGroup {
-		return false
-	}
-	if qp.plugin != "" && p.GatingPlugin != qp.plugin &&
-		!slices.Contains(p.UnschedulablePlugins, qp.plugin) && !slices.Contains(p.PendingPlugins, qp.plugin) {
-		return false
-	}
-	return true
-}
-
-func keyOf(p *QueuedPod) podKey {
-	return podKey{namespace: p.Namespace, name: p.Name, uid: p.UID}
-}
-
-// compareKey orders a pod against a key by (namespace, name, uid).
-func compareKey(p *QueuedPod, k *podKey) int {
-	if c := strings.Compare(p.Namespace, k.namespace); c != 0 {
-		return c
-	}
-	if c := strings.Compare(p.Name, k.name); c != 0 {
-		return c
-	}
-	return strings.Compare(p.UID, k.uid)
-}
-
-func comparePods(a, b *QueuedPod) int {
-	if c := strings.Compare(a.Namespace, b.Namespace); c != 0 {
-		return c
-	}
-	if c := strings.Compare(a.Name, b.Name); c != 0 {
-		return c
-	}
-	return strings.Compare(a.UID, b.UID)
-}
-
-// pageHeap keeps the smallest pods seen so far (at most limit) as a max-heap
-// of indices, so the largest kept pod is at the root and is the one to beat.
-type pageHeap struct {
-	pods []QueuedPod
-	idx  []int
-}
-
-func (h *pageHeap) less(i, j int) bool { // "greater" for a max-heap
-	return comparePods(&h.pods[h.idx[i]], &h.pods[h.idx[j]]) > 0
-}
-
-func (h *pageHeap) offer(i, limit int) {
-	if len(h.idx) < limit {
-		h.idx = append(h.idx, i)
-		h.up(len(h.idx) - 1)
-		return
-	}
-	// Fast path: most pods lose to the root on the namespace alone.
-	p, root := &h.pods[i], &h.pods[h.idx[0]]
-	if p.Namespace > root.Namespace || comparePods(p, root) >= 0 {
-		return
-	}
-	h.idx[0] = i
-	h.down(0)
-}
-
-func (h *pageHeap) up(j int) {
-	for j > 0 {
-		parent := (j - 1) / 2
-		if !h.less(j, parent) {
-			return
+// query is the QueueQuery of the parsed parameters.
+func (qp *queueParams) query() QueueQuery {
+	q := QueueQuery{Namespace: qp.namespace, PodGroup: qp.podGroup, Plugin: qp.plugin, Limit: qp.limit, After: qp.after}
+	for i, name := range Queues() {
+		if qp.queues&(1<<i) != 0 {
+			q.Queues = append(q.Queues, name)
 		}
-		h.idx[j], h.idx[parent] = h.idx[parent], h.idx[j]
-		j = parent
 	}
+	return q
 }
 
-func (h *pageHeap) down(j int) {
-	n := len(h.idx)
-	for {
-		c := 2*j + 1
-		if c >= n {
-			return
-		}
-		if c+1 < n && h.less(c+1, c) {
-			c++
-		}
-		if !h.less(c, j) {
-			return
-		}
-		h.idx[j], h.idx[c] = h.idx[c], h.idx[j]
-		j = c
-	}
-}
-
-// sorted returns the kept indices in ascending key order.
-func (h *pageHeap) sorted() []int {
-	slices.SortFunc(h.idx, func(a, b int) int { return comparePods(&h.pods[a], &h.pods[b]) })
-	return h.idx
+func keyOf(p *QueuedPod) PodKey {
+	return PodKey{Namespace: p.Namespace, Name: p.Name, UID: p.UID}
 }
 
 // sortedCopy returns ss sorted, without modifying ss (snapshot data).

@@ -142,7 +142,7 @@ func TestPageMatchesSort(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	pods := randomPods(rng, 120)
 	sorted := slices.Clone(pods)
-	slices.SortFunc(sorted, func(a, b QueuedPod) int { return comparePods(&a, &b) })
+	slices.SortFunc(sorted, func(a, b QueuedPod) int { return keyOf(&a).Compare(keyOf(&b)) })
 	for _, limit := range []int{1, 2, 5, 37, 119, 120, 500} {
 		for start := 0; start < len(sorted); start += 13 {
 			qp := queueParams{limit: limit}
@@ -150,18 +150,18 @@ func TestPageMatchesSort(t *testing.T) {
 				k := keyOf(&sorted[start-1])
 				qp.after = &k
 			}
-			sel := selectQueuePage(pods, qp)
+			page := selectQueuePage(&QueueSnapshot{Pods: pods}, qp.query())
 			end := min(start+limit, len(sorted))
-			if len(sel.page) != end-start {
-				t.Fatalf("limit %d start %d: %d items, want %d", limit, start, len(sel.page), end-start)
+			if len(page.Pods) != end-start {
+				t.Fatalf("limit %d start %d: %d items, want %d", limit, start, len(page.Pods), end-start)
 			}
-			for i, idx := range sel.page {
-				if !reflect.DeepEqual(pods[idx], sorted[start+i]) {
-					t.Fatalf("limit %d start %d item %d: got %v want %v", limit, start, i, pods[idx], sorted[start+i])
+			for i := range page.Pods {
+				if !reflect.DeepEqual(page.Pods[i], sorted[start+i]) {
+					t.Fatalf("limit %d start %d item %d: got %v want %v", limit, start, i, page.Pods[i], sorted[start+i])
 				}
 			}
-			if sel.remaining != len(sorted)-end || sel.matched != len(sorted) {
-				t.Fatalf("limit %d start %d: remaining %d matched %d", limit, start, sel.remaining, sel.matched)
+			if page.Remaining != len(sorted)-end || page.Matched != len(sorted) {
+				t.Fatalf("limit %d start %d: remaining %d matched %d", limit, start, page.Remaining, page.Matched)
 			}
 		}
 	}
@@ -225,7 +225,7 @@ func TestContinueTokens(t *testing.T) {
 
 	flipped := []byte(good)
 	flipped[10] ^= 0x01
-	forged := encodeContinue(podKey{"team-a", "trainer-1", "x"}, "not-the-filters")
+	forged := encodeContinue(PodKey{"team-a", "trainer-1", "x"}, "not-the-filters")
 	for name, tok := range map[string]string{
 		"garbage":       "not*base64",
 		"short":         "AAAA",

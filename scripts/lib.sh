@@ -49,7 +49,7 @@ staging_version() {
 
 # json_field NAME < json: the string value of a top-level field of `go mod download -json`.
 json_field() {
-  sed -n "s/^\t\"$1\": \"\(.*\)\",\{0,1\}\$/\1/p" | head -n1
+  sed -n "s/^\t\"$1\": \"\(.*\)\",\{0,1\}\$/\1/p" | sed -n 1p
 }
 
 # fetch_upstream MODULE VERSION [EXPECTED_SUM]: downloads the module through the

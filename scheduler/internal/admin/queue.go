@@ -6,6 +6,7 @@ package admin
 import (
 	"context"
 	"errors"
+	"iter"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -19,9 +20,11 @@ import (
 const PodGroupLabel = "scheduling.kspatch.io/pod-group"
 
 // QueueSnapshotter is what the scheduling queue offers for debugging
-// (queue.PriorityQueue.Snapshot, added by the kspatch series).
+// (queue.PriorityQueue.Snapshot and SnapshotSelect, added by the kspatch
+// series).
 type QueueSnapshotter interface {
 	Snapshot() queue.Snapshot
+	SnapshotSelect(choose func(pods iter.Seq[queue.PodRef]) []queue.PodRef) queue.Snapshot
 }
 
 // QueueSource serves adminapi's queue routes from the scheduling queue.
@@ -31,7 +34,10 @@ type QueueSource struct {
 	Now func() time.Time
 }
 
-var _ adminapi.QueueSource = &QueueSource{}
+var (
+	_ adminapi.QueueSource = &QueueSource{}
+	_ adminapi.QueuePager  = &QueueSource{}
+)
 
 var errNoQueue = errors.New("the scheduling queue does not support snapshots")
 
@@ -54,6 +60,36 @@ func (s *QueueSource) QueueSnapshot(ctx context.Context) (*adminapi.QueueSnapsho
 		out.Pods = append(out.Pods, queuedPod(&snap.Pods[i]))
 	}
 	return out, nil
+}
+
+// QueuePage implements adminapi.QueuePager. The page is selected while the
+// queue walks its Pods under its lock, and only the page's Pods are copied,
+// so a request holds the lock for one pass of comparisons over the queue.
+func (s *QueueSource) QueuePage(ctx context.Context, q adminapi.QueueQuery) (*adminapi.QueuePage, error) {
+	if s.Queue == nil {
+		return nil, errNoQueue
+	}
+	page := &adminapi.QueuePage{TakenAt: s.now()}
+	snap := s.Queue.SnapshotSelect(func(pods iter.Seq[queue.PodRef]) []queue.PodRef {
+		sel := adminapi.NewPageSelector[queue.PodRef](q)
+		for ref := range pods {
+			sel.Offer(adminapi.PageCandidate{
+				Key:         adminapi.PodKey{Namespace: ref.Pod.Namespace, Name: ref.Pod.Name, UID: string(ref.Pod.UID)},
+				Queue:       queueName(ref.Queue),
+				PodGroup:    ref.Pod.Labels[PodGroupLabel],
+				PluginMatch: q.Plugin != "" && ref.HasPlugin(q.Plugin),
+			}, ref)
+		}
+		var chosen []queue.PodRef
+		page.Counts, page.Matched, page.Remaining, chosen = sel.Result()
+		return chosen
+	})
+	page.SchedulingCycle = snap.SchedulingCycle
+	page.Pods = make([]adminapi.QueuedPod, len(snap.Pods))
+	for i := range snap.Pods {
+		page.Pods[i] = queuedPod(&snap.Pods[i])
+	}
+	return page, nil
 }
 
 // QueuedPod implements adminapi.QueueSource; nil, nil when the Pod is not queued.
@@ -79,12 +115,21 @@ func (s *QueueSource) QueuedPod(ctx context.Context, namespace, name string) (*a
 	return nil, nil
 }
 
-var queueNames = map[string]adminapi.QueueName{
-	queue.SnapshotActive:        adminapi.QueueActive,
-	queue.SnapshotBackoff:       adminapi.QueueBackoff,
-	queue.SnapshotUnschedulable: adminapi.QueueUnschedulable,
-	queue.SnapshotGated:         adminapi.QueueGated,
-	queue.SnapshotInFlight:      adminapi.QueueInFlight,
+// queueName maps the queue's sub-queue names to adminapi's.
+func queueName(q string) adminapi.QueueName {
+	switch q {
+	case queue.SnapshotActive:
+		return adminapi.QueueActive
+	case queue.SnapshotBackoff:
+		return adminapi.QueueBackoff
+	case queue.SnapshotUnschedulable:
+		return adminapi.QueueUnschedulable
+	case queue.SnapshotGated:
+		return adminapi.QueueGated
+	case queue.SnapshotInFlight:
+		return adminapi.QueueInFlight
+	}
+	return adminapi.QueueName(q)
 }
 
 func queuedPod(p *queue.PodSnapshot) adminapi.QueuedPod {
@@ -92,7 +137,7 @@ func queuedPod(p *queue.PodSnapshot) adminapi.QueuedPod {
 		Namespace:               p.Pod.Namespace,
 		Name:                    p.Pod.Name,
 		UID:                     string(p.Pod.UID),
-		Queue:                   queueNames[p.Queue],
+		Queue:                   queueName(p.Queue),
 		Priority:                priority(p.Pod),
 		Attempts:                p.Attempts,
 		InitialAttemptTimestamp: p.InitialAttemptTimestamp,

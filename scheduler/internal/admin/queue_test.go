@@ -2,6 +2,7 @@ package admin
 
 import (
 	"context"
+	"iter"
 	"testing"
 	"time"
 
@@ -18,6 +19,25 @@ import (
 type fakeQueue struct{ snap queue.Snapshot }
 
 func (f *fakeQueue) Snapshot() queue.Snapshot { return f.snap }
+
+// SnapshotSelect offers the fake's Pods as refs and returns those chosen.
+func (f *fakeQueue) SnapshotSelect(choose func(pods iter.Seq[queue.PodRef]) []queue.PodRef) queue.Snapshot {
+	out := queue.Snapshot{SchedulingCycle: f.snap.SchedulingCycle}
+	for _, ref := range choose(func(yield func(queue.PodRef) bool) {
+		for _, p := range f.snap.Pods {
+			if !yield(queue.PodRef{Pod: p.Pod, Queue: p.Queue}) {
+				return
+			}
+		}
+	}) {
+		for _, p := range f.snap.Pods {
+			if p.Pod == ref.Pod {
+				out.Pods = append(out.Pods, p)
+			}
+		}
+	}
+	return out
+}
 
 func TestQueueSource(t *testing.T) {
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
