@@ -48,17 +48,15 @@ func newRealQueue(tb testing.TB, n int) *queue.PriorityQueue {
 		if err != nil {
 			tb.Fatal(err)
 		}
-		pInfo.UnschedulablePlugins = sets.New("NodeResourcesFit")
-		if i%3 == 0 {
-			pInfo.UnschedulablePlugins.Insert("NodeAffinity")
+		// A Pod that no plugin rejected (an error) goes to backoff.
+		if i%10 != 1 {
+			pInfo.UnschedulablePlugins = sets.New("NodeResourcesFit")
+			if i%3 == 0 {
+				pInfo.UnschedulablePlugins.Insert("NodeAffinity")
+			}
+			pInfo.LastFailure = failure
 		}
-		pInfo.LastFailure = failure
-		cycle := q.SchedulingCycle()
-		if i%10 == 1 {
-			// A move request during the attempt sends the Pod to backoff.
-			q.MoveAllToActiveOrBackoffQueue(logger, framework.EventUnschedulableTimeout, nil, nil, nil)
-		}
-		if err := q.AddUnschedulableIfNotPresent(logger, pInfo, cycle); err != nil {
+		if err := q.AddUnschedulableIfNotPresent(logger, pInfo, q.SchedulingCycle()); err != nil {
 			tb.Fatal(err)
 		}
 		q.Done(pod.UID)

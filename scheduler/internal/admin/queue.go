@@ -73,12 +73,19 @@ func (s *QueueSource) QueuePage(ctx context.Context, q adminapi.QueueQuery) (*ad
 	snap := s.Queue.SnapshotSelect(func(pods iter.Seq[queue.PodRef]) []queue.PodRef {
 		sel := adminapi.NewPageSelector[queue.PodRef](q)
 		for ref := range pods {
-			sel.Offer(adminapi.PageCandidate{
-				Key:         adminapi.PodKey{Namespace: ref.Pod.Namespace, Name: ref.Pod.Name, UID: string(ref.Pod.UID)},
-				Queue:       queueName(ref.Queue),
-				PodGroup:    ref.Pod.Labels[PodGroupLabel],
-				PluginMatch: q.Plugin != "" && ref.HasPlugin(q.Plugin),
-			}, ref)
+			c := adminapi.PageCandidate{
+				Key:   adminapi.PodKey{Namespace: ref.Pod.Namespace, Name: ref.Pod.Name, UID: string(ref.Pod.UID)},
+				Queue: queueName(ref.Queue),
+			}
+			// Only what the filters need: every lookup here runs for every
+			// queued Pod under the queue's lock.
+			if q.PodGroup != "" {
+				c.PodGroup = ref.Pod.Labels[PodGroupLabel]
+			}
+			if q.Plugin != "" {
+				c.PluginMatch = ref.HasPlugin(q.Plugin)
+			}
+			sel.Offer(c, ref)
 		}
 		var chosen []queue.PodRef
 		page.Counts, page.Matched, page.Remaining, chosen = sel.Result()
