@@ -1,3 +1,10 @@
 module kspatch.dev/e2e
 
 go 1.24.0
+
+require (
+	k8s.io/api v0.33.13
+	k8s.io/apimachinery v0.33.13
+	k8s.io/client-go v0.33.13
+	k8s.io/utils v0.0.0-20241104100929-3ea5e8cea738
+)

@@ -1,0 +1,518 @@
+// Package cluster runs a local Kubernetes control plane for kspatch's
+// end-to-end tests and `make run`: etcd, kube-apiserver and
+// kube-controller-manager built from the patched tree, kwok for fake nodes,
+// and the patched kube-scheduler, each a process on loopback with its own
+// certificates and kubeconfig, its log in the cluster's directory.
+package cluster
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+// Options configure a Cluster.
+type Options struct {
+	// Dir holds certificates, kubeconfigs, etcd's data and the logs. It is
+	// created; an existing one is emptied.
+	Dir string
+	// Bin holds etcd, kube-apiserver, kube-controller-manager, kwok and
+	// kube-scheduler.
+	Bin string
+	// FeatureGates is passed to every component (e.g.
+	// "SchedulerPreQueueingHints=false").
+	FeatureGates string
+	// DeployDir is scheduler/deploy. The scheduler runs with the flags of
+	// the static pod manifest there, so the tests run what operators install.
+	DeployDir string
+	// SchedulerArgs are extra kube-scheduler flags.
+	SchedulerArgs []string
+	// AdminPort is the scheduler's admin API port; 0 picks a free one.
+	AdminPort int
+	// Log receives progress lines; nil discards them.
+	Log io.Writer
+}
+
+// Cluster is a running local control plane.
+type Cluster struct {
+	opts Options
+	// Kubeconfig is the path of a kubeconfig with cluster-admin rights.
+	Kubeconfig string
+	// APIServer is the API server's URL.
+	APIServer string
+	// Admin is the base URL of the scheduler's admin API
+	// (http://127.0.0.1:PORT).
+	Admin string
+	// SchedulerSecure is the base URL of the scheduler's secure port.
+	SchedulerSecure string
+	// Client is a clientset with cluster-admin rights.
+	Client kubernetes.Interface
+
+	// gates are the feature gates every component runs with.
+	gates string
+
+	mu    sync.Mutex
+	procs map[string]*process
+	// args remembers how each component was started, for restarts.
+	args map[string][]string
+}
+
+// The dynamic resource allocation API the control plane serves.
+const draRuntimeConfig = "resource.k8s.io/v1beta1=true"
+
+// Start brings the control plane up and returns once the API server is
+// ready, the controller manager has created the default service account,
+// and the scheduler's admin API answers. On error everything started is
+// stopped.
+func Start(ctx context.Context, opts Options) (_ *Cluster, err error) {
+	if opts.Log == nil {
+		opts.Log = io.Discard
+	}
+	if opts.DeployDir == "" {
+		return nil, fmt.Errorf("Options.DeployDir is not set (the scheduler/deploy directory)")
+	}
+	manifest := filepath.Join(opts.DeployDir, StaticPodManifest)
+	if _, err := os.Stat(manifest); err != nil {
+		return nil, fmt.Errorf("the scheduler's static pod manifest: %w", err)
+	}
+	for _, bin := range []string{"etcd", "kube-apiserver", "kube-controller-manager", "kwok", "kube-scheduler"} {
+		if _, err := os.Stat(filepath.Join(opts.Bin, bin)); err != nil {
+			return nil, fmt.Errorf("%s is missing in %s (make cluster-bins builds the control plane): %w", bin, opts.Bin, err)
+		}
+	}
+	if err := os.RemoveAll(opts.Dir); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Join(opts.Dir, "logs"), 0o755); err != nil {
+		return nil, err
+	}
+	c := &Cluster{opts: opts, procs: map[string]*process{}, args: map[string][]string{}}
+	defer func() {
+		if err != nil {
+			c.Stop()
+		}
+	}()
+
+	ports, err := freePorts(6)
+	if err != nil {
+		return nil, err
+	}
+	etcdPort, etcdPeer, apiPort, schedPort, cmPort, kwokPort := ports[0], ports[1], ports[2], ports[3], ports[4], ports[5]
+	adminPort := opts.AdminPort
+	if adminPort == 0 {
+		if adminPort, err = freePort(); err != nil {
+			return nil, err
+		}
+	}
+	c.APIServer = "https://127.0.0.1:" + strconv.Itoa(apiPort)
+	c.Admin = "http://127.0.0.1:" + strconv.Itoa(adminPort)
+	c.SchedulerSecure = "https://127.0.0.1:" + strconv.Itoa(schedPort)
+
+	p, err := newPKI(filepath.Join(opts.Dir, "pki"))
+	if err != nil {
+		return nil, err
+	}
+	serving, err := p.issue("apiserver", "kube-apiserver", nil, []string{"127.0.0.1", "localhost", "10.0.0.1", "kubernetes", "kubernetes.default", "kubernetes.default.svc"})
+	if err != nil {
+		return nil, err
+	}
+	frontProxy, err := p.issue("front-proxy-client", "front-proxy-client", nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	saKey, err := p.serviceAccountKey()
+	if err != nil {
+		return nil, err
+	}
+	kubeconfigs := map[string]string{}
+	for _, user := range []struct{ name, cn, org string }{
+		{"admin", "kspatch-admin", "system:masters"},
+		{"controller-manager", "system:kube-controller-manager", ""},
+		{"scheduler", "system:kube-scheduler", ""},
+		{"kwok", "kspatch-kwok", "system:masters"},
+	} {
+		var orgs []string
+		if user.org != "" {
+			orgs = []string{user.org}
+		}
+		kp, err := p.issue(user.name, user.cn, orgs, nil)
+		if err != nil {
+			return nil, err
+		}
+		path := filepath.Join(opts.Dir, user.name+".kubeconfig")
+		if err := writeKubeconfig(path, c.APIServer, p.caFile(), kp); err != nil {
+			return nil, err
+		}
+		kubeconfigs[user.name] = path
+	}
+	c.Kubeconfig = kubeconfigs["admin"]
+
+	fmt.Fprintf(opts.Log, "starting etcd on 127.0.0.1:%d\n", etcdPort)
+	etcdURL := "http://127.0.0.1:" + strconv.Itoa(etcdPort)
+	if err := c.start("etcd", "--data-dir", filepath.Join(opts.Dir, "etcd"),
+		"--listen-client-urls", etcdURL, "--advertise-client-urls", etcdURL,
+		"--listen-peer-urls", "http://127.0.0.1:"+strconv.Itoa(etcdPeer),
+		"--initial-advertise-peer-urls", "http://127.0.0.1:"+strconv.Itoa(etcdPeer),
+		"--initial-cluster", "default=http://127.0.0.1:"+strconv.Itoa(etcdPeer),
+		"--quota-backend-bytes", strconv.Itoa(2<<30)); err != nil {
+		return nil, err
+	}
+
+	gates := "DynamicResourceAllocation=true"
+	if opts.FeatureGates != "" {
+		gates += "," + opts.FeatureGates
+	}
+	c.gates = gates
+	fmt.Fprintf(opts.Log, "starting kube-apiserver on 127.0.0.1:%d\n", apiPort)
+	if err := c.start("kube-apiserver", "--etcd-servers", etcdURL,
+		"--bind-address", "127.0.0.1", "--secure-port", strconv.Itoa(apiPort),
+		"--tls-cert-file", serving.cert, "--tls-private-key-file", serving.key,
+		"--client-ca-file", p.caFile(),
+		"--requestheader-client-ca-file", p.caFile(), "--requestheader-allowed-names", "front-proxy-client",
+		"--requestheader-username-headers", "X-Remote-User", "--requestheader-group-headers", "X-Remote-Group",
+		"--requestheader-extra-headers-prefix", "X-Remote-Extra-",
+		"--proxy-client-cert-file", frontProxy.cert, "--proxy-client-key-file", frontProxy.key,
+		"--service-account-key-file", saKey, "--service-account-signing-key-file", saKey,
+		"--service-account-issuer", "https://kubernetes.default.svc",
+		"--service-cluster-ip-range", "10.0.0.0/24",
+		"--authorization-mode", "Node,RBAC",
+		"--runtime-config", draRuntimeConfig,
+		"--feature-gates", gates,
+		"--allow-privileged"); err != nil {
+		return nil, err
+	}
+	if err := c.waitAPIServer(ctx, 90*time.Second); err != nil {
+		return nil, err
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", c.Kubeconfig)
+	if err != nil {
+		return nil, err
+	}
+	cfg.QPS, cfg.Burst = 500, 1000
+	// The v1beta1 DRA API warns of its future deprecation on every call.
+	cfg.WarningHandler = rest.NoWarnings{}
+	if c.Client, err = kubernetes.NewForConfig(cfg); err != nil {
+		return nil, err
+	}
+
+	fmt.Fprintln(opts.Log, "starting kube-controller-manager")
+	if err := c.start("kube-controller-manager", "--kubeconfig", kubeconfigs["controller-manager"],
+		"--authentication-kubeconfig", kubeconfigs["controller-manager"],
+		"--authorization-kubeconfig", kubeconfigs["controller-manager"],
+		"--bind-address", "127.0.0.1", "--secure-port", strconv.Itoa(cmPort),
+		"--leader-elect=false", "--use-service-account-credentials=true",
+		"--service-account-private-key-file", saKey, "--root-ca-file", p.caFile(),
+		"--cluster-signing-cert-file", p.caFile(),
+		"--controllers", "*",
+		"--feature-gates", gates); err != nil {
+		return nil, err
+	}
+
+	fmt.Fprintln(opts.Log, "starting kwok (fake nodes)")
+	if err := c.start("kwok", "--kubeconfig", kubeconfigs["kwok"],
+		"--manage-all-nodes=false", "--manage-nodes-with-annotation-selector", KwokNodeAnnotation+"=fake",
+		// Node leases renewed by kwok keep the node lifecycle controller from
+		// marking the fake nodes NotReady (and tainting them) between kwok's
+		// status updates.
+		"--node-lease-duration-seconds=40",
+		"--cidr", "10.244.0.0/16", "--node-ip", "10.0.1.1",
+		"--server-address", "127.0.0.1:"+strconv.Itoa(kwokPort)); err != nil {
+		return nil, err
+	}
+
+	fmt.Fprintf(opts.Log, "starting the patched kube-scheduler (admin API %s)\n", c.Admin)
+	// The flags of the drop-in static pod, with the node's kubeconfig path
+	// replaced by the local one. Then what a local process needs instead of
+	// a pod: its own ports, a certificate directory, and no leader election
+	// (a static pod that loses its lease while the API server restarts exits
+	// and is restarted by the kubelet; there is no kubelet here).
+	manifestFlags, err := StaticPodFlags(manifest, map[string]string{"/etc/kubernetes/scheduler.conf": kubeconfigs["scheduler"]})
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range manifestFlags {
+		if strings.Contains(f, "=/etc/") {
+			return nil, fmt.Errorf("%s: flag %s names a node path the local control plane does not replace", manifest, f)
+		}
+	}
+	args := append(manifestFlags,
+		"--leader-elect=false",
+		"--bind-address=127.0.0.1", "--secure-port="+strconv.Itoa(schedPort),
+		"--cert-dir="+filepath.Join(opts.Dir, "scheduler-certs"),
+		"--admin-address=127.0.0.1", "--admin-port="+strconv.Itoa(adminPort),
+		"--feature-gates="+gates)
+	args = append(args, opts.SchedulerArgs...)
+	if err := c.start("kube-scheduler", args...); err != nil {
+		return nil, err
+	}
+	if err := c.waitHTTP(ctx, "kube-scheduler", c.Admin+"/healthz", 60*time.Second); err != nil {
+		return nil, err
+	}
+	if err := c.waitDefaultServiceAccount(ctx, 60*time.Second); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Stop stops every component (extra ones such as a second scheduler or
+// Prometheus first, then the scheduler, etcd last) and waits for them to
+// exit.
+func (c *Cluster) Stop() {
+	order := []string{"kube-scheduler", "kwok", "kube-controller-manager", "kube-apiserver", "etcd"}
+	c.mu.Lock()
+	var extra []string
+	for name := range c.procs {
+		if !slices.Contains(order, name) {
+			extra = append(extra, name)
+		}
+	}
+	c.mu.Unlock()
+	for _, name := range append(extra, order...) {
+		c.stopProcess(name)
+	}
+}
+
+// LogTail returns the last n lines of a component's log.
+func (c *Cluster) LogTail(component string, n int) string {
+	return tail(c.Logs(component), n)
+}
+
+// Logs returns the path of a component's log.
+func (c *Cluster) Logs(component string) string {
+	return filepath.Join(c.opts.Dir, "logs", component+".log")
+}
+
+// RestartAPIServer stops the API server, starts it again with the same
+// flags and waits until it is ready.
+func (c *Cluster) RestartAPIServer(ctx context.Context) error {
+	c.stopProcess("kube-apiserver")
+	c.mu.Lock()
+	args := c.args["kube-apiserver"]
+	c.mu.Unlock()
+	if err := c.startBinary("kube-apiserver", args[0], args[1:]...); err != nil {
+		return err
+	}
+	return c.waitAPIServer(ctx, 90*time.Second)
+}
+
+// process is one running component.
+type process struct {
+	cmd  *exec.Cmd
+	done chan struct{}
+	err  error
+	log  *os.File
+}
+
+func (c *Cluster) start(name string, args ...string) error {
+	return c.startBinary(name, filepath.Join(c.opts.Bin, name), args...)
+}
+
+// startBinary runs binary as the component name, logging to its log.
+func (c *Cluster) startBinary(name, binary string, args ...string) error {
+	log, err := os.OpenFile(c.Logs(name), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(binary, args...)
+	cmd.Stdout, cmd.Stderr = log, log
+	// Its own process group: a Ctrl-C in the terminal reaches the harness,
+	// which stops the components in order.
+	// If the harness dies without stopping them, the kernel kills them.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		_ = log.Close()
+		return fmt.Errorf("starting %s: %w", name, err)
+	}
+	p := &process{cmd: cmd, done: make(chan struct{}), log: log}
+	go func() {
+		p.err = cmd.Wait()
+		_ = log.Close()
+		close(p.done)
+	}()
+	c.mu.Lock()
+	c.procs[name] = p
+	c.args[name] = append([]string{binary}, args...)
+	c.mu.Unlock()
+	return nil
+}
+
+func (c *Cluster) stopProcess(name string) {
+	c.mu.Lock()
+	p := c.procs[name]
+	delete(c.procs, name)
+	c.mu.Unlock()
+	if p == nil {
+		return
+	}
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(15 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-p.done
+	}
+}
+
+// exited returns an error naming the first component that is no longer
+// running, with the end of its log.
+func (c *Cluster) exited() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for name, p := range c.procs {
+		select {
+		case <-p.done:
+			return fmt.Errorf("%s exited (%v); last lines of %s:\n%s", name, p.err, c.Logs(name), tail(c.Logs(name), 15))
+		default:
+		}
+	}
+	return nil
+}
+
+func (c *Cluster) waitAPIServer(ctx context.Context, timeout time.Duration) error {
+	return c.waitHTTP(ctx, "kube-apiserver", c.APIServer+"/readyz", timeout)
+}
+
+// waitHTTP polls url until it answers 200, a component exits, or timeout.
+func (c *Cluster) waitHTTP(ctx context.Context, what, url string, timeout time.Duration) error {
+	client, err := c.httpClient()
+	if err != nil {
+		return err
+	}
+	deadline := time.Now().Add(timeout)
+	var last error
+	for {
+		if err := c.exited(); err != nil {
+			return err
+		}
+		resp, err := client.Get(url)
+		if err == nil {
+			_ = resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+			err = fmt.Errorf("HTTP %d", resp.StatusCode)
+		}
+		last = err
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s not ready after %s (%s: %v); see %s", what, timeout, url, last, c.Logs(what))
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}
+
+// httpClient authenticates as the cluster admin.
+func (c *Cluster) httpClient() (*http.Client, error) {
+	pkiDir := filepath.Join(c.opts.Dir, "pki")
+	cert, err := tls.LoadX509KeyPair(filepath.Join(pkiDir, "admin.crt"), filepath.Join(pkiDir, "admin.key"))
+	if err != nil {
+		return nil, err
+	}
+	return &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{
+		Certificates:       []tls.Certificate{cert},
+		InsecureSkipVerify: true, // loopback, our own CA; kubeconfigs verify it
+	}}}, nil
+}
+
+func (c *Cluster) waitDefaultServiceAccount(ctx context.Context, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		if err := c.exited(); err != nil {
+			return err
+		}
+		if _, err := c.Client.CoreV1().ServiceAccounts("default").Get(ctx, "default", metav1.GetOptions{}); err == nil {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the controller manager did not create the default service account within %s; see %s", timeout, c.Logs("kube-controller-manager"))
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}
+
+func writeKubeconfig(path, server, ca string, kp keyPair) error {
+	return os.WriteFile(path, []byte(fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters:
+- name: kspatch
+  cluster:
+    server: %s
+    certificate-authority: %s
+users:
+- name: user
+  user:
+    client-certificate: %s
+    client-key: %s
+contexts:
+- name: kspatch
+  context:
+    cluster: kspatch
+    user: user
+current-context: kspatch
+`, server, ca, kp.cert, kp.key)), 0o600)
+}
+
+func freePort() (int, error) {
+	ports, err := freePorts(1)
+	if err != nil {
+		return 0, err
+	}
+	return ports[0], nil
+}
+
+// freePorts returns n distinct TCP ports nothing listens on right now.
+func freePorts(n int) ([]int, error) {
+	var ls []net.Listener
+	defer func() {
+		for _, l := range ls {
+			_ = l.Close()
+		}
+	}()
+	ports := make([]int, 0, n)
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		ls = append(ls, l)
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	return ports, nil
+}
+
+// tail returns the last n lines of a file.
+func tail(path string, n int) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err.Error()
+	}
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,162 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1beta1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+)
+
+// KwokNodeAnnotation marks the nodes kwok manages.
+const KwokNodeAnnotation = "kwok.x-k8s.io/node"
+
+// Topology labels of the fake nodes.
+const (
+	ZoneLabel = "topology.kubernetes.io/zone"
+	RackLabel = "topology.kubernetes.io/rack"
+)
+
+// DeviceDriver and DeviceClass are the fake DRA driver whose devices the
+// fake nodes publish, and the class that selects them.
+const (
+	DeviceDriver = "gpu.kspatch.dev"
+	DeviceClass  = "gpu.kspatch.dev"
+)
+
+// NodeSpec describes the fake nodes to create.
+type NodeSpec struct {
+	// Count nodes, spread round-robin over Zones zones and, within a zone,
+	// over Racks racks.
+	Count, Zones, Racks int
+	// CPU and Memory are each node's allocatable resources.
+	CPU, Memory string
+	// Pods is each node's pod capacity (0: 110, the kubelet's default).
+	Pods int
+	// Devices is the number of DRA devices each node publishes (0: none).
+	Devices int
+}
+
+// CreateNodes creates kwok-managed nodes with zone and rack labels and, with
+// spec.Devices, the DeviceClass and one ResourceSlice per node; then waits
+// until kwok reports every node Ready.
+func (c *Cluster) CreateNodes(ctx context.Context, spec NodeSpec) error {
+	if spec.Zones < 1 {
+		spec.Zones = 1
+	}
+	if spec.Racks < 1 {
+		spec.Racks = 1
+	}
+	if spec.CPU == "" {
+		spec.CPU = "32"
+	}
+	if spec.Memory == "" {
+		spec.Memory = "256Gi"
+	}
+	if spec.Pods == 0 {
+		spec.Pods = 110
+	}
+	if spec.Devices > 0 {
+		class := &resourceapi.DeviceClass{
+			ObjectMeta: metav1.ObjectMeta{Name: DeviceClass},
+			Spec: resourceapi.DeviceClassSpec{Selectors: []resourceapi.DeviceSelector{{
+				CEL: &resourceapi.CELDeviceSelector{Expression: fmt.Sprintf("device.driver == %q", DeviceDriver)},
+			}}},
+		}
+		if _, err := c.Client.ResourceV1beta1().DeviceClasses().Create(ctx, class, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("creating DeviceClass %s: %w", DeviceClass, err)
+		}
+	}
+	for i := range spec.Count {
+		zone := i % spec.Zones
+		rack := (i / spec.Zones) % spec.Racks
+		name := fmt.Sprintf("node-%d", i)
+		capacity := v1.ResourceList{
+			v1.ResourceCPU:    resource.MustParse(spec.CPU),
+			v1.ResourceMemory: resource.MustParse(spec.Memory),
+			v1.ResourcePods:   *resource.NewQuantity(int64(spec.Pods), resource.DecimalSI),
+		}
+		node := &v1.Node{
+			ObjectMeta: metav1.ObjectMeta{
+				Name:        name,
+				Annotations: map[string]string{KwokNodeAnnotation: "fake", "node.alpha.kubernetes.io/ttl": "0"},
+				Labels: map[string]string{
+					"kubernetes.io/hostname": name,
+					"kubernetes.io/os":       "linux",
+					"kubernetes.io/arch":     "amd64",
+					"type":                   "kwok",
+					ZoneLabel:                fmt.Sprintf("zone-%c", 'a'+zone),
+					RackLabel:                fmt.Sprintf("zone-%c-rack-%d", 'a'+zone, rack),
+				},
+			},
+			Status: v1.NodeStatus{Capacity: capacity, Allocatable: capacity},
+		}
+		if _, err := c.Client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("creating node %s: %w", name, err)
+		}
+		if spec.Devices > 0 {
+			if err := c.createSlice(ctx, name, spec.Devices); err != nil {
+				return err
+			}
+		}
+	}
+	return c.waitNodesReady(ctx, spec.Count, 2*time.Minute)
+}
+
+func (c *Cluster) createSlice(ctx context.Context, node string, devices int) error {
+	slice := &resourceapi.ResourceSlice{
+		ObjectMeta: metav1.ObjectMeta{Name: node + "-" + "gpus"},
+		Spec: resourceapi.ResourceSliceSpec{
+			Driver:   DeviceDriver,
+			NodeName: node,
+			Pool:     resourceapi.ResourcePool{Name: node, Generation: 1, ResourceSliceCount: 1},
+		},
+	}
+	for d := range devices {
+		slice.Spec.Devices = append(slice.Spec.Devices, resourceapi.Device{
+			Name: fmt.Sprintf("gpu-%d", d),
+			Basic: &resourceapi.BasicDevice{Attributes: map[resourceapi.QualifiedName]resourceapi.DeviceAttribute{
+				"index": {IntValue: ptr.To(int64(d))},
+			}},
+		})
+	}
+	if _, err := c.Client.ResourceV1beta1().ResourceSlices().Create(ctx, slice, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("creating ResourceSlice for %s: %w", node, err)
+	}
+	return nil
+}
+
+func (c *Cluster) waitNodesReady(ctx context.Context, want int, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		if err := c.exited(); err != nil {
+			return err
+		}
+		nodes, err := c.Client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+		ready := 0
+		if err == nil {
+			for _, n := range nodes.Items {
+				for _, cond := range n.Status.Conditions {
+					if cond.Type == v1.NodeReady && cond.Status == v1.ConditionTrue {
+						ready++
+					}
+				}
+			}
+			if ready >= want {
+				return nil
+			}
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%d of %d nodes Ready after %s (kwok log: %s)", ready, want, timeout, c.Logs("kwok"))
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}

@@ -1,0 +1,130 @@
+// Command localup is `make run`: it brings up the local control plane
+// (etcd, kube-apiserver, kube-controller-manager, kwok, the patched
+// kube-scheduler), creates fake nodes spread over zones and racks with fake
+// DRA devices, loads a small demo, prints how to look at it, and stops
+// everything on Ctrl-C.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"kspatch.dev/e2e/cluster"
+)
+
+func main() {
+	root, _ := os.Getwd()
+	dir := flag.String("dir", filepath.Join(root, "_output", "cluster"), "directory for certificates, data and logs (emptied)")
+	bin := flag.String("bin", filepath.Join(root, "_output", "bin"), "directory with the control plane's binaries")
+	deploy := flag.String("deploy", filepath.Join(root, "scheduler", "deploy"), "the scheduler/deploy directory (the scheduler runs with its static pod's flags)")
+	nodes := flag.Int("nodes", 12, "fake nodes")
+	zones := flag.Int("zones", 3, "zones the nodes are spread over")
+	racks := flag.Int("racks", 2, "racks per zone")
+	pods := flag.Int("pods", 110, "pod capacity of each fake node")
+	devices := flag.Int("devices", 4, "fake DRA devices per node")
+	adminPort := flag.Int("admin-port", 10261, "the scheduler's admin API port")
+	gates := flag.String("feature-gates", "", "feature gates for every component, e.g. SchedulerPreQueueingHints=false")
+	demo := flag.Bool("demo", true, "load the demo workload")
+	prometheus := flag.String("prometheus", "", "path of a prometheus binary to run, scraping the scheduler (make run PROMETHEUS=1)")
+	flag.Parse()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, cluster.Options{Dir: *dir, Bin: *bin, DeployDir: *deploy, AdminPort: *adminPort, FeatureGates: *gates, Log: os.Stdout},
+		cluster.NodeSpec{Count: *nodes, Zones: *zones, Racks: *racks, Pods: *pods, Devices: *devices}, *demo, *prometheus); err != nil {
+		fmt.Fprintln(os.Stderr, "error:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, opts cluster.Options, nodes cluster.NodeSpec, demo bool, prometheus string) error {
+	start := time.Now()
+	c, err := cluster.Start(ctx, opts)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		fmt.Println("stopping the control plane")
+		c.Stop()
+		fmt.Println("stopped; logs are in", filepath.Join(opts.Dir, "logs"))
+	}()
+	fmt.Printf("creating %d fake nodes over %d zones × %d racks, %d devices each\n", nodes.Count, nodes.Zones, nodes.Racks, nodes.Devices)
+	if err := c.CreateNodes(ctx, nodes); err != nil {
+		return err
+	}
+	if demo {
+		if err := loadDemo(ctx, c, nodes.Devices > 0); err != nil {
+			return err
+		}
+	}
+	promURL := ""
+	if prometheus != "" {
+		if promURL, err = c.StartPrometheus(ctx, prometheus); err != nil {
+			return err
+		}
+	}
+	kubectl := "kubectl"
+	if _, err := os.Stat(filepath.Join(opts.Bin, "kubectl")); err == nil {
+		kubectl = filepath.Join(opts.Bin, "kubectl")
+	}
+	a := c.Admin
+	fmt.Printf(`
+The control plane is up (%s). Try:
+
+  export KUBECONFIG=%s
+  %s get nodes -L topology.kubernetes.io/zone,topology.kubernetes.io/rack
+  %s get pods -n demo -o wide
+  curl -s %s/debug/queue
+  curl -s '%s/debug/queue?queue=unschedulable'
+  curl -s %s/debug/queue/pods/demo/too-big
+  curl -s '%s/debug/queue?output=json'
+`, time.Since(start).Round(time.Second), c.Kubeconfig, kubectl, kubectl, a, a, a, a)
+	if promURL != "" {
+		fmt.Printf(`
+Prometheus scrapes the scheduler every 5s:
+  %s/graph?g0.expr=scheduler_pre_queueing_hint_evaluations_total
+  curl -s '%s/api/v1/query?query=scheduler_pod_scheduled_after_flush_total'
+`, promURL, promURL)
+	}
+	fmt.Printf("\nLogs are in %s. Ctrl-C stops everything.\n", filepath.Join(opts.Dir, "logs"))
+	<-ctx.Done()
+	return nil
+}
+
+// loadDemo creates, in namespace demo: a burst of pods that each get a
+// device through a ResourceClaimTemplate, three pods sharing one claim, and
+// one pod that cannot fit anywhere.
+func loadDemo(ctx context.Context, c *cluster.Cluster, dra bool) error {
+	const ns = "demo"
+	fmt.Println("loading the demo in namespace", ns)
+	if err := c.CreateNamespace(ctx, ns); err != nil {
+		return err
+	}
+	if dra {
+		if err := c.CreateClaimTemplate(ctx, ns, "one-gpu"); err != nil {
+			return err
+		}
+		if err := c.CreatePods(ctx, ns, "dra-burst", 30, cluster.PodOptions{ClaimTemplate: "one-gpu"}); err != nil {
+			return err
+		}
+		if err := c.CreateClaim(ctx, ns, "shared-gpu"); err != nil {
+			return err
+		}
+		if err := c.CreatePods(ctx, ns, "shared", 3, cluster.PodOptions{Claim: "shared-gpu"}); err != nil {
+			return err
+		}
+	}
+	if err := c.CreatePods(ctx, ns, "web", 10, cluster.PodOptions{CPU: "500m"}); err != nil {
+		return err
+	}
+	_, err := c.Client.CoreV1().Pods(ns).Create(ctx, cluster.Pod(ns, "too-big", cluster.PodOptions{CPU: "1000"}), metav1.CreateOptions{})
+	return err
+}

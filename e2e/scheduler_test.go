@@ -1,0 +1,326 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"kspatch.dev/e2e/cluster"
+)
+
+// The suite needs the control plane's binaries (make build tools
+// cluster-bins). Without them it skips, unless KSPATCH_REQUIRE_E2E is set (as
+// make test does), in which case it fails.
+func binDir(t *testing.T) string {
+	t.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	bin := filepath.Join(filepath.Dir(file), "..", "_output", "bin")
+	if d := os.Getenv("KSPATCH_BIN"); d != "" {
+		bin = d
+	}
+	for _, b := range []string{"etcd", "kube-apiserver", "kube-controller-manager", "kwok", "kube-scheduler"} {
+		if _, err := os.Stat(filepath.Join(bin, b)); err != nil {
+			if os.Getenv("KSPATCH_REQUIRE_E2E") != "" {
+				t.Fatalf("%s missing in %s: run make build tools cluster-bins", b, bin)
+			}
+			t.Skipf("%s missing in %s (make build tools cluster-bins)", b, bin)
+		}
+	}
+	return bin
+}
+
+// deployDir is scheduler/deploy: the manifests the suite runs the scheduler
+// with.
+func deployDir() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "scheduler", "deploy")
+}
+
+// startCluster starts a control plane with 6 fake nodes (500 pods and 100
+// devices each) for the test, and stops it when the test ends.
+func startCluster(t *testing.T, gates string) *cluster.Cluster {
+	t.Helper()
+	ctx := t.Context()
+	// KSPATCH_E2E_DIR keeps each test's certificates, data and logs for a
+	// look afterwards; by default they are removed with the test.
+	dir := t.TempDir()
+	if keep := os.Getenv("KSPATCH_E2E_DIR"); keep != "" {
+		dir = filepath.Join(keep, strings.ReplaceAll(t.Name(), "/", "_"))
+	}
+	c, err := cluster.Start(ctx, cluster.Options{Dir: dir, Bin: binDir(t), DeployDir: deployDir(), FeatureGates: gates, Log: testWriter{t}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			for _, comp := range []string{"kube-scheduler", cluster.SecondSchedulerComponent, "kube-apiserver", "kube-controller-manager", "kwok"} {
+				t.Logf("last lines of %s:\n%s", comp, c.LogTail(comp, 20))
+			}
+		}
+		c.Stop()
+	})
+	if err := c.CreateNodes(ctx, cluster.NodeSpec{Count: 6, Zones: 3, Racks: 2, Pods: 500, Devices: 100}); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestScheduler runs the generic scenarios with the kspatch gates at their
+// defaults and with every kspatch gate off (v1.33.13 behaviour).
+func TestScheduler(t *testing.T) {
+	for _, tc := range []struct{ name, gates string }{
+		{"default gates", ""},
+		{"kspatch gates off", "SchedulerPreQueueingHints=false"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := startCluster(t, tc.gates)
+			ctx := t.Context()
+			if err := c.CreateNamespace(ctx, "e2e"); err != nil {
+				t.Fatal(err)
+			}
+			t.Run("binds ordinary pods", func(t *testing.T) { bindsOrdinaryPods(ctx, t, c) })
+			t.Run("unschedulable pod", func(t *testing.T) { unschedulablePod(ctx, t, c) })
+			t.Run("DRA claim-template burst", func(t *testing.T) { draBurst(ctx, t, c, 500) })
+			t.Run("shared claim", func(t *testing.T) { sharedClaim(ctx, t, c) })
+			t.Run("API server restart during a burst", func(t *testing.T) { apiServerRestart(ctx, t, c) })
+			t.Run("second scheduler from the deploy manifest", func(t *testing.T) { secondScheduler(ctx, t, c) })
+			t.Run("Prometheus scrapes the scheduler", func(t *testing.T) { prometheusScrapes(ctx, t, c) })
+		})
+	}
+}
+
+func bindsOrdinaryPods(ctx context.Context, t *testing.T, c *cluster.Cluster) {
+	if err := c.CreatePods(ctx, "e2e", "plain", 30, cluster.PodOptions{CPU: "200m"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.WaitBound(ctx, "e2e", "plain-", 30, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func unschedulablePod(ctx context.Context, t *testing.T, c *cluster.Cluster) {
+	if _, err := c.Client.CoreV1().Pods("e2e").Create(ctx, cluster.Pod("e2e", "too-big", cluster.PodOptions{CPU: "1000"}), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		pod, err := c.Client.CoreV1().Pods("e2e").Get(ctx, "too-big", metav1.GetOptions{})
+		if err == nil {
+			for _, cond := range pod.Status.Conditions {
+				if cond.Type == v1.PodScheduled && cond.Status == v1.ConditionFalse && cond.Reason == v1.PodReasonUnschedulable {
+					if !strings.Contains(cond.Message, "Insufficient cpu") {
+						t.Errorf("PodScheduled=False message %q does not name the cause (Insufficient cpu)", cond.Message)
+					}
+					// The admin API shows it waiting, rejected by NodeResourcesFit.
+					var doc struct {
+						Queue                string   `json:"queue"`
+						UnschedulablePlugins []string `json:"unschedulablePlugins"`
+					}
+					getJSON(t, c.Admin+"/debug/queue/pods/e2e/too-big?output=json", &doc)
+					if doc.Queue != "unschedulable" || len(doc.UnschedulablePlugins) == 0 || doc.UnschedulablePlugins[0] != "NodeResourcesFit" {
+						t.Errorf("admin API shows too-big in %q rejected by %v, want unschedulable by NodeResourcesFit", doc.Queue, doc.UnschedulablePlugins)
+					}
+					return
+				}
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("pod too-big has no PodScheduled=False/Unschedulable condition after a minute: %+v", pod.Status.Conditions)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+}
+
+func draBurst(ctx context.Context, t *testing.T, c *cluster.Cluster, n int) {
+	if err := c.CreateClaimTemplate(ctx, "e2e", "one-gpu"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.CreatePods(ctx, "e2e", "burst", n, cluster.PodOptions{CPU: "10m", ClaimTemplate: "one-gpu"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.WaitBound(ctx, "e2e", "burst-", n, 4*time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	metrics, err := c.SchedulerMetrics(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, found := cluster.MetricValue(metrics, "scheduler_pod_scheduled_after_flush_total"); !found || v != 0 {
+		t.Errorf("scheduler_pod_scheduled_after_flush_total = %v (exported: %v), want 0 after the burst", v, found)
+	}
+}
+
+func sharedClaim(ctx context.Context, t *testing.T, c *cluster.Cluster) {
+	if err := c.CreateClaim(ctx, "e2e", "shared-gpu"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.CreatePods(ctx, "e2e", "sharer", 4, cluster.PodOptions{CPU: "10m", Claim: "shared-gpu"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.WaitBound(ctx, "e2e", "sharer-", 4, 2*time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	// One device for all of them: they share the node it is on.
+	pods, err := c.Client.CoreV1().Pods("e2e").List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodes := map[string]bool{}
+	for _, p := range pods.Items {
+		if strings.HasPrefix(p.Name, "sharer-") {
+			nodes[p.Spec.NodeName] = true
+		}
+	}
+	if len(nodes) != 1 {
+		t.Errorf("pods sharing one claim landed on %d nodes, want 1: %v", len(nodes), nodes)
+	}
+}
+
+// apiServerRestart stops the API server while the scheduler works through a
+// burst, starts it again, and adds more pods: every pod of both halves is
+// bound, none lost to the watch errors and failed bindings in between.
+func apiServerRestart(ctx context.Context, t *testing.T, c *cluster.Cluster) {
+	const first, second = 300, 100
+	if err := c.CreatePods(ctx, "e2e", "restart", first, cluster.PodOptions{CPU: "10m"}); err != nil {
+		t.Fatal(err)
+	}
+	if bound, err := c.CountBound(ctx, "e2e", "restart-"); err == nil {
+		t.Logf("%d of %d pods bound when the API server was stopped", bound, first)
+	}
+	if err := c.RestartAPIServer(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.CreatePods(ctx, "e2e", "after-restart", second, cluster.PodOptions{CPU: "10m"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.WaitBound(ctx, "e2e", "restart-", first, 3*time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.WaitBound(ctx, "e2e", "after-restart-", second, 2*time.Minute); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// secondScheduler installs scheduler/deploy/second-scheduler.yaml (its
+// RBAC, service account and configuration, the Deployment's command) next to
+// the running scheduler: pods that name it are bound by it, under its
+// service account's permissions, and it holds its own lease.
+func secondScheduler(ctx context.Context, t *testing.T, c *cluster.Cluster) {
+	s, err := c.StartSecondScheduler(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 {
+		pod := cluster.Pod("e2e", fmt.Sprintf("second-%d", i), cluster.PodOptions{CPU: "10m"})
+		pod.Spec.SchedulerName = s.SchedulerName
+		if _, err := c.Client.CoreV1().Pods("e2e").Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := c.WaitBound(ctx, "e2e", "second-", 5, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	// The Scheduled events come from the second scheduler's profile.
+	events, err := c.Client.CoreV1().Events("e2e").List(ctx, metav1.ListOptions{FieldSelector: "reason=Scheduled"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	by := map[string]string{}
+	for _, e := range events.Items {
+		if strings.HasPrefix(e.InvolvedObject.Name, "second-") {
+			by[e.InvolvedObject.Name] = e.ReportingController
+		}
+	}
+	for i := range 5 {
+		name := fmt.Sprintf("second-%d", i)
+		if by[name] != s.SchedulerName {
+			t.Errorf("pod %s: Scheduled event reported by %q, want %q", name, by[name], s.SchedulerName)
+		}
+	}
+	lease, err := c.Client.CoordinationV1().Leases(s.LeaseNamespace).Get(ctx, s.LeaseName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("the second scheduler's lease %s/%s: %v", s.LeaseNamespace, s.LeaseName, err)
+	}
+	if lease.Spec.HolderIdentity == nil || *lease.Spec.HolderIdentity == "" {
+		t.Errorf("lease %s/%s has no holder", s.LeaseNamespace, s.LeaseName)
+	}
+	var queue struct {
+		Kind string `json:"kind"`
+	}
+	getJSON(t, s.Admin+"/debug/queue?output=json", &queue)
+	if queue.Kind != "QueueList" {
+		t.Errorf("the second scheduler's admin API answered kind %q, want QueueList", queue.Kind)
+	}
+}
+
+// prometheusScrapes starts Prometheus the way make run PROMETHEUS=1 does
+// and waits for it to have scraped the scheduler's metrics, the KEP's among
+// them. KSPATCH_PROMETHEUS names the binary (make test installs Debian's
+// package when missing); without it the scenario skips unless
+// KSPATCH_REQUIRE_E2E is set.
+func prometheusScrapes(ctx context.Context, t *testing.T, c *cluster.Cluster) {
+	binary := os.Getenv("KSPATCH_PROMETHEUS")
+	if binary == "" {
+		if os.Getenv("KSPATCH_REQUIRE_E2E") != "" {
+			t.Fatal("KSPATCH_PROMETHEUS is not set (make test-e2e sets it from scripts/ensure-prometheus)")
+		}
+		t.Skip("KSPATCH_PROMETHEUS is not set")
+	}
+	base, err := c.StartPrometheus(ctx, binary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	queries := []string{
+		`up{job="kube-scheduler"} == 1`,
+		`up{job="kube-apiserver"} == 1`,
+		`scheduler_pod_scheduled_after_flush_total{job="kube-scheduler"}`,
+		`scheduler_schedule_attempts_total{job="kube-scheduler",result="scheduled"} > 0`,
+	}
+	deadline := time.Now().Add(time.Minute)
+	for _, q := range queries {
+		for {
+			got, err := cluster.PromQuery(ctx, base, q)
+			if err == nil && len(got) > 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("Prometheus has no result for %s after a minute (err %v); log:\n%s", q, err, c.LogTail(cluster.PrometheusComponent, 20))
+			}
+			time.Sleep(time.Second)
+		}
+	}
+}
+
+func getJSON(t *testing.T, url string, v any) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: HTTP %d: %s", url, resp.StatusCode, body)
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		t.Fatalf("GET %s: %v\n%s", url, err, body)
+	}
+}
+
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
