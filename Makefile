@@ -110,9 +110,11 @@ RACE_TESTS := PreQueueingHint|MovedByFlush|RejectorIndex|Snapshot|ClaimPodIndex|
 test-race: upstream ## the series' own unit tests with the race detector
 	cd $(TREE) && go test -race -count=1 -run '$(RACE_TESTS)' ./pkg/scheduler/backend/queue/ \
 		./pkg/scheduler/framework/plugins/dynamicresources/ ./pkg/scheduler/framework/
+	cd $(TREE) && go test -race -count=1 ./pkg/scheduler/backend/apiqueue/ ./pkg/scheduler/framework/plugins/defaultbinder/
+	cd $(TREE) && go test -race -count=1 -run 'AsyncAPICalls' ./pkg/scheduler/
 
 # The series' integration tests (etcd from make tools, on PATH).
-INTEGRATION_PKGS ?= ./test/integration/scheduler/prequeueinghint/...
+INTEGRATION_PKGS ?= ./test/integration/scheduler/prequeueinghint/... ./test/integration/scheduler/apiqueue/...
 test-integration: tools ## the series' integration tests on the patched tree
 	cd $(TREE) && go test -count=1 -timeout 20m $(INTEGRATION_PKGS)
 

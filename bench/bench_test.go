@@ -88,3 +88,50 @@ func TestMedianResult(t *testing.T) {
 		t.Errorf("median throughput %v, want 2", r.Throughput)
 	}
 }
+
+func TestAPICallsConfig(t *testing.T) {
+	for _, tc := range []struct {
+		tree      string
+		wantNames []string
+	}{
+		{tree: "vanilla", wantNames: []string{"vanilla"}},
+		{tree: "patched", wantNames: []string{"patched_gate_off", "patched_gate_on"}},
+	} {
+		t.Run(tc.tree, func(t *testing.T) {
+			var cases []struct {
+				Name             string
+				WorkloadTemplate []map[string]any `json:"workloadTemplate"`
+				Workloads        []struct {
+					Name         string
+					FeatureGates map[string]bool
+					Params       map[string]int
+				}
+			}
+			if err := yaml.Unmarshal([]byte(burstConfig(tc.tree, []int{1000})+apiCallsConfig(tc.tree, 500, 1000, 100)), &cases); err != nil {
+				t.Fatalf("generated config does not parse: %v", err)
+			}
+			if len(cases) != 3 || cases[1].Name != "APICallsUnschedulable" || cases[2].Name != "APICallsNormal" {
+				t.Fatalf("want the burst case then APICallsUnschedulable and APICallsNormal, got %d cases", len(cases))
+			}
+			backlog := cases[1].WorkloadTemplate[1]
+			if backlog["skipWaitToCompletion"] != true || backlog["namespace"] != "backlog" {
+				t.Errorf("the unschedulable backlog op %v must not be waited for and must have its own namespace", backlog)
+			}
+			for _, c := range cases[1:] {
+				var names []string
+				for _, w := range c.Workloads {
+					names = append(names, w.Name)
+					if w.Params["pods"] != 1000 || w.Params["nodes"] != 100 {
+						t.Errorf("%s/%s params %v", c.Name, w.Name, w.Params)
+					}
+					if tc.tree == "patched" && len(w.FeatureGates) != 1 {
+						t.Errorf("%s/%s gates %v, want SchedulerAsyncAPICalls set", c.Name, w.Name, w.FeatureGates)
+					}
+				}
+				if strings.Join(names, ",") != strings.Join(tc.wantNames, ",") {
+					t.Errorf("%s workloads %v, want %v", c.Name, names, tc.wantNames)
+				}
+			}
+		})
+	}
+}

@@ -40,7 +40,7 @@ func (h *harness) treeRef(tree string) (string, error) {
 // prepare makes _output/bench/<tree> a worktree of _output/kubernetes at the
 // tree's commit, applies the data-items patch, writes the workload package and
 // compiles the scheduler_perf test binary.
-func (h *harness) prepare(tree string, sizes []int) error {
+func (h *harness) prepare(tree string, sizes []int, apiPods int) error {
 	ref, err := h.treeRef(tree)
 	if err != nil {
 		return err
@@ -68,7 +68,7 @@ func (h *harness) prepare(tree string, sizes []int) error {
 	if err := os.WriteFile(filepath.Join(pkg, "kspatch_test.go"), perfPackage, 0o644); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(pkg, "performance-config.yaml"), []byte(burstConfig(tree, sizes)), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(pkg, "performance-config.yaml"), []byte(burstConfig(tree, sizes)+apiCallsConfig(tree, 500, apiPods, 100)), 0o644); err != nil {
 		return err
 	}
 	fmt.Printf("==> compiling scheduler_perf for the %s tree (%s)\n", tree, ref[:12])
@@ -83,19 +83,36 @@ func (h *harness) binary(tree string) string {
 	return filepath.Join(h.out, "bin", tree+".test")
 }
 
-// runOne runs one workload in its own process and reads its data items.
+// runOne runs one burst workload in its own process and reads its data items.
 func (h *harness) runOne(s side, pods, rep int, profile bool) (result, error) {
 	name := workloadName(pods, s)
-	runDir := filepath.Join(h.out, "runs", fmt.Sprintf("%s-rep%d", name, rep))
-	if err := os.RemoveAll(runDir); err != nil {
+	start := time.Now()
+	items, err := h.run(s.Tree, "DRAClaimTemplateBurst", name, fmt.Sprintf("%s-rep%d", name, rep), nil, profile)
+	if err != nil {
 		return result{}, err
 	}
+	r := resultFrom(items)
+	r.Side, r.Pods, r.Rep, r.Wall = s.Name, pods, rep, time.Since(start)
+	if r.Throughput == 0 {
+		return result{}, fmt.Errorf("no SchedulingThroughput in the data items of run %s", name)
+	}
+	return r, nil
+}
+
+// run runs one scheduler_perf workload of a test case in its own process,
+// with env added to the environment, and returns its data items; its
+// output and data items stay in _output/bench/runs/runName.
+func (h *harness) run(tree, testCase, workload, runName string, env []string, profile bool) ([]dataItem, error) {
+	runDir := filepath.Join(h.out, "runs", runName)
+	if err := os.RemoveAll(runDir); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(runDir, 0o755); err != nil {
-		return result{}, err
+		return nil, err
 	}
 	args := []string{
 		"-test.run=^$",
-		"-test.bench=^BenchmarkPerfScheduling$/^DRAClaimTemplateBurst$/^" + name + "$",
+		"-test.bench=^BenchmarkPerfScheduling$/^" + testCase + "$/^" + workload + "$",
 		"-test.benchtime=1x",
 		"-test.timeout=60m",
 		"-perf-scheduling-label-filter=kspatch",
@@ -104,29 +121,19 @@ func (h *harness) runOne(s side, pods, rep int, profile bool) (result, error) {
 	if profile {
 		args = append(args, "-test.cpuprofile="+filepath.Join(runDir, "cpu.pprof"))
 	}
-	cmd := exec.Command(h.binary(s.Tree), args...)
-	cmd.Dir = filepath.Join(h.out, s.Tree, perfPkgDir)
-	cmd.Env = append(os.Environ(), "PATH="+filepath.Join(h.root, "_output", "bin")+":"+os.Getenv("PATH"))
+	cmd := exec.Command(h.binary(tree), args...)
+	cmd.Dir = filepath.Join(h.out, tree, perfPkgDir)
+	cmd.Env = append(append(os.Environ(), "PATH="+filepath.Join(h.root, "_output", "bin")+":"+os.Getenv("PATH")), env...)
 	var output bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &output, &output
-	start := time.Now()
 	err := cmd.Run()
 	if werr := os.WriteFile(filepath.Join(runDir, "output.txt"), output.Bytes(), 0o644); werr != nil {
-		return result{}, werr
+		return nil, werr
 	}
 	if err != nil {
-		return result{}, fmt.Errorf("%v; output in %s", err, filepath.Join(runDir, "output.txt"))
+		return nil, fmt.Errorf("%v; output in %s", err, filepath.Join(runDir, "output.txt"))
 	}
-	items, err := readDataItems(runDir)
-	if err != nil {
-		return result{}, err
-	}
-	r := resultFrom(items)
-	r.Side, r.Pods, r.Rep, r.Wall = s.Name, pods, rep, time.Since(start)
-	if r.Throughput == 0 {
-		return result{}, fmt.Errorf("no SchedulingThroughput in the data items of %s", runDir)
-	}
-	return r, nil
+	return readDataItems(runDir)
 }
 
 // dataItem is scheduler_perf's data item (test/integration/scheduler_perf).

@@ -29,15 +29,18 @@ func main() {
 		mdOut     = flag.String("markdown", "docs/benchmarks.md", "markdown summary to write (relative to -root); empty for none")
 		plotDir   = flag.String("plots", "docs/bench", "directory for the PNG plots (relative to -root); empty for none")
 		profile   = flag.Int("cpuprofile-size", 0, "also record a CPU profile of each side at this burst size")
+		suites    = flag.String("suites", "burst,apicalls", "suites to run: burst (DRA claim-template burst, KEP-6132), apicalls (API call latency, KEP-5229)")
+		apiPods   = flag.Int("api-pods", 1000, "measured pods of the apicalls suite")
+		apiMD     = flag.String("apicalls-markdown", "docs/benchmarks-apicalls.md", "markdown summary of the apicalls suite (relative to -root); empty for none")
 	)
 	flag.Parse()
-	if err := run(*root, *sizesFlag, *reps, *sideNames, *mdOut, *plotDir, *profile); err != nil {
+	if err := run(*root, *sizesFlag, *reps, *sideNames, *mdOut, *plotDir, *profile, *suites, *apiPods, *apiMD); err != nil {
 		fmt.Fprintf(os.Stderr, "bench: %v\n", err)
 		os.Exit(1)
 	}
 }
 
-func run(root, sizesFlag string, reps int, sideNames, mdOut, plotDir string, profileSize int) error {
+func run(root, sizesFlag string, reps int, sideNames, mdOut, plotDir string, profileSize int, suites string, apiPods int, apiMD string) error {
 	root, err := filepath.Abs(root)
 	if err != nil {
 		return err
@@ -53,11 +56,37 @@ func run(root, sizesFlag string, reps int, sideNames, mdOut, plotDir string, pro
 	if err != nil {
 		return err
 	}
+	runBurst, runAPI := false, false
+	for _, s := range strings.Split(suites, ",") {
+		switch strings.TrimSpace(s) {
+		case "burst":
+			runBurst = true
+		case "apicalls":
+			runAPI = true
+		default:
+			return fmt.Errorf("unknown suite %q in -suites: allowed are burst, apicalls", s)
+		}
+	}
+	if apiPods < 1 {
+		return fmt.Errorf("invalid -api-pods %d: must be at least 1", apiPods)
+	}
 	h := &harness{root: root, out: filepath.Join(root, "_output", "bench")}
-	for _, tree := range treesOf(chosen) {
-		if err := h.prepare(tree, sizes); err != nil {
+	trees := treesOf(chosen)
+	if runAPI {
+		trees = []string{"vanilla", "patched"}
+	}
+	for _, tree := range trees {
+		if err := h.prepare(tree, sizes, apiPods); err != nil {
 			return fmt.Errorf("preparing the %s tree: %w", tree, err)
 		}
+	}
+	if runAPI {
+		if err := runAPICalls(h, reps, apiPods, apiMD); err != nil {
+			return err
+		}
+	}
+	if !runBurst {
+		return nil
 	}
 	var results []result
 	for rep := 1; rep <= reps; rep++ {

@@ -81,7 +81,7 @@ func startCluster(t *testing.T, gates string) *cluster.Cluster {
 func TestScheduler(t *testing.T) {
 	for _, tc := range []struct{ name, gates string }{
 		{"default gates", ""},
-		{"kspatch gates off", "SchedulerPreQueueingHints=false"},
+		{"kspatch gates off", "SchedulerPreQueueingHints=false,SchedulerAsyncAPICalls=false"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := startCluster(t, tc.gates)
@@ -91,6 +91,7 @@ func TestScheduler(t *testing.T) {
 			}
 			t.Run("binds ordinary pods", func(t *testing.T) { bindsOrdinaryPods(ctx, t, c) })
 			t.Run("unschedulable pod", func(t *testing.T) { unschedulablePod(ctx, t, c) })
+			t.Run("API calls through the queue", func(t *testing.T) { asyncAPICalls(ctx, t, c, tc.gates == "") })
 			t.Run("DRA claim-template burst", func(t *testing.T) { draBurst(ctx, t, c, 500) })
 			t.Run("shared claim", func(t *testing.T) { sharedClaim(ctx, t, c) })
 			t.Run("API server restart during a burst", func(t *testing.T) { apiServerRestart(ctx, t, c) })
@@ -139,6 +140,44 @@ func unschedulablePod(ctx context.Context, t *testing.T, c *cluster.Cluster) {
 			t.Fatalf("pod too-big has no PodScheduled=False/Unschedulable condition after a minute: %+v", pod.Status.Conditions)
 		}
 		time.Sleep(500 * time.Millisecond)
+	}
+}
+
+// asyncAPICalls checks, after the scenarios above bound pods and failed
+// one, that with SchedulerAsyncAPICalls the bindings and the status patch
+// went through the API call queue (its metrics) and /debug/apicalls answers;
+// with the gate off there is neither.
+func asyncAPICalls(ctx context.Context, t *testing.T, c *cluster.Cluster, on bool) {
+	metrics, err := c.SchedulerMetrics(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bindings, found := cluster.MetricValue(metrics, `scheduler_async_api_call_execution_total{call_type="pod_binding",result="success"}`)
+	patches, _ := cluster.MetricValue(metrics, `scheduler_async_api_call_execution_total{call_type="pod_status_patch",result="success"}`)
+	resp, err := http.Get(c.Admin + "/debug/apicalls?output=json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = resp.Body.Close()
+	if !on {
+		if found {
+			t.Errorf("the gate is off, yet the scheduler exports scheduler_async_api_call_execution_total")
+		}
+		if resp.StatusCode != http.StatusNotImplemented {
+			t.Errorf("/debug/apicalls answered %d with the gate off, want 501", resp.StatusCode)
+		}
+		return
+	}
+	if bindings < 30 || patches < 1 {
+		t.Errorf("async API calls: %v bindings and %v status patches succeeded, want at least 30 and 1", bindings, patches)
+	}
+	var list struct {
+		Kind  string `json:"kind"`
+		Items []any  `json:"items"`
+	}
+	getJSON(t, c.Admin+"/debug/apicalls?output=json", &list)
+	if list.Kind != "APICallList" {
+		t.Errorf("/debug/apicalls answered kind %q, want APICallList", list.Kind)
 	}
 }
 

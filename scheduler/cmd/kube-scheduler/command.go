@@ -142,6 +142,9 @@ func runScheduler(cmd *cobra.Command, opts *options.Options, adminOpts *adminOpt
 		Logger:           slog.New(logr.ToSlogHandler(logger)),
 		DisableProfiling: !cc.ComponentConfig.EnableProfiling,
 	}
+	if q := sched.APIQueue(); q != nil {
+		adminAPI.APICalls = &admin.APICallSource{Queue: q}
+	}
 	if adminOpts.Port != 0 {
 		srv := adminapi.NewServer(net.JoinHostPort(adminOpts.Address, strconv.Itoa(adminOpts.Port)), adminAPI)
 		if err := srv.Start(); err != nil {

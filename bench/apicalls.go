@@ -1,0 +1,213 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+)
+
+// The API-call suite (KEP-5229): scheduler_perf workloads whose Pod writes
+// (status patches, bindings) are delayed by an injected latency, vanilla
+// against the patched scheduler with SchedulerAsyncAPICalls off and on.
+
+// apiSides are the sides of the API-call suite.
+var apiSides = []side{
+	{Name: "vanilla", Tree: "vanilla"},
+	{Name: "patched-gate-off", Tree: "patched", Gates: map[string]bool{"SchedulerAsyncAPICalls": false}},
+	{Name: "patched-gate-on", Tree: "patched", Gates: map[string]bool{"SchedulerAsyncAPICalls": true}},
+}
+
+// apiWorkload is one workload of the suite.
+type apiWorkload struct {
+	// TestCase is the scheduler_perf test case; Name describes it.
+	TestCase, Name string
+	// Latency is injected into every Pod status patch and binding.
+	Latency time.Duration
+}
+
+var apiWorkloads = []apiWorkload{
+	{TestCase: "APICallsUnschedulable", Name: "unschedulable backlog, 50ms writes", Latency: 50 * time.Millisecond},
+	{TestCase: "APICallsNormal", Name: "normal scheduling, 50ms writes", Latency: 50 * time.Millisecond},
+	{TestCase: "APICallsNormal", Name: "normal scheduling, no injected latency"},
+}
+
+// apiWorkloadName is the scheduler_perf workload name of a side in a test
+// case (the latency is set per run, not per workload).
+func apiWorkloadName(s side) string {
+	return strings.ReplaceAll(s.Name, "-", "_")
+}
+
+// apiCallsConfig is the scheduler_perf configuration of the suite, appended
+// to the burst configuration. APICallsUnschedulable: a backlog of Pods that
+// fit nowhere (each attempt ends in a PodScheduled=False status patch) is
+// created just before the measured Pods, which queue behind it.
+// APICallsNormal: the measured Pods only.
+func apiCallsConfig(tree string, unschedulable, pods, nodes int) string {
+	var b strings.Builder
+	workloads := func() {
+		b.WriteString("  workloads:\n")
+		for _, s := range apiSides {
+			if s.Tree != tree {
+				continue
+			}
+			fmt.Fprintf(&b, "  - name: %s\n    labels: [kspatch]\n", apiWorkloadName(s))
+			if len(s.Gates) > 0 {
+				b.WriteString("    featureGates:\n")
+				for g, on := range s.Gates {
+					fmt.Fprintf(&b, "      %s: %t\n", g, on)
+				}
+			}
+			fmt.Fprintf(&b, "    params:\n      nodes: %d\n      unschedulable: %d\n      pods: %d\n", nodes, unschedulable, pods)
+		}
+	}
+	metrics := `  metricsCollectorConfig:
+    metrics:
+      kspatch_bench_pod_writes_total:
+      - label: kind
+        values: [status, binding]
+`
+	b.WriteString(`- name: APICallsUnschedulable
+  workloadTemplate:
+  - opcode: createNodes
+    countParam: $nodes
+  - opcode: createPods
+    namespace: backlog
+    countParam: $unschedulable
+    podTemplatePath: ../templates/pod-large-cpu.yaml
+    skipWaitToCompletion: true
+  - opcode: createPods
+    countParam: $pods
+    podTemplatePath: ../templates/pod-default.yaml
+    collectMetrics: true
+`)
+	b.WriteString(metrics)
+	workloads()
+	b.WriteString(`- name: APICallsNormal
+  workloadTemplate:
+  - opcode: createNodes
+    countParam: $nodes
+  - opcode: createPods
+    countParam: $pods
+    podTemplatePath: ../templates/pod-default.yaml
+    collectMetrics: true
+`)
+	b.WriteString(metrics)
+	workloads()
+	return b.String()
+}
+
+// apiResult is one run of one API-call workload.
+type apiResult struct {
+	Workload apiWorkload
+	Side     string
+	// Throughput is SchedulingThroughput's average (pods/s).
+	Throughput float64
+	// StatusWrites and BindingWrites count the Pod status patches and
+	// bindings the API server got during the measured phase.
+	StatusWrites, BindingWrites float64
+}
+
+func apiResultFrom(items []dataItem) apiResult {
+	var r apiResult
+	for _, it := range items {
+		switch it.Labels["Metric"] {
+		case "SchedulingThroughput":
+			r.Throughput = it.Data["Average"]
+		case "kspatch_bench_pod_writes_total":
+			switch it.Labels["kind"] {
+			case "status":
+				r.StatusWrites += it.Data["Value"]
+			case "binding":
+				r.BindingWrites += it.Data["Value"]
+			}
+		}
+	}
+	return r
+}
+
+// runAPICalls runs every workload of the suite on every side, reps times,
+// and writes the markdown summary.
+func runAPICalls(h *harness, reps, pods int, mdOut string) error {
+	var results []apiResult
+	for rep := 1; rep <= reps; rep++ {
+		for _, w := range apiWorkloads {
+			for _, s := range apiSides {
+				env := []string{"KSPATCH_BENCH_WRITE_LATENCY=" + w.Latency.String()}
+				items, err := h.run(s.Tree, w.TestCase, apiWorkloadName(s), fmt.Sprintf("%s-%s-%s-rep%d", w.TestCase, w.Latency, s.Name, rep), env, false)
+				if err != nil {
+					return fmt.Errorf("%s (%s) on %s: %w", w.TestCase, w.Name, s.Name, err)
+				}
+				r := apiResultFrom(items)
+				r.Workload, r.Side = w, s.Name
+				if r.Throughput == 0 {
+					return fmt.Errorf("%s (%s) on %s: no SchedulingThroughput", w.TestCase, w.Name, s.Name)
+				}
+				fmt.Printf("%-40s %-18s rep %d  %7.1f pods/s  %5.2f status + %5.2f binding writes/pod\n",
+					w.Name, s.Name, rep, r.Throughput, r.StatusWrites/float64(pods), r.BindingWrites/float64(pods))
+				results = append(results, r)
+			}
+		}
+	}
+	md := apiMarkdown(h, results, reps, pods)
+	fmt.Println()
+	fmt.Print(md)
+	if mdOut == "" {
+		return nil
+	}
+	return os.WriteFile(filepath.Join(h.root, mdOut), []byte(md), 0o644)
+}
+
+// apiMedian returns, per workload and side, the run with the median
+// throughput.
+func apiMedian(results []apiResult, w apiWorkload, sideName string) (apiResult, bool) {
+	var rs []result
+	var byThroughput = map[float64]apiResult{}
+	for _, r := range results {
+		if r.Workload == w && r.Side == sideName {
+			rs = append(rs, result{Throughput: r.Throughput})
+			byThroughput[r.Throughput] = r
+		}
+	}
+	if len(rs) == 0 {
+		return apiResult{}, false
+	}
+	return byThroughput[medianResult(rs).Throughput], true
+}
+
+func apiMarkdown(h *harness, results []apiResult, reps, pods int) string {
+	var b strings.Builder
+	goVersion, _ := exec.Command("go", "version").Output()
+	vanillaRef, _ := h.treeRef("vanilla")
+	patchedRef, _ := h.treeRef("patched")
+	fmt.Fprintf(&b, "# kspatch benchmarks: asynchronous API calls (KEP-5229)\n\nGenerated by `make bench` (bench/apicalls.go) on %s: %d CPUs, %s. "+
+		"Vanilla tree %s (v1.33.13 + build fix-up), patched tree %s. Each row is the median of %d run(s); sides alternate.\n\n",
+		time.Now().UTC().Format("2006-01-02"), runtime.NumCPU(), strings.TrimSpace(string(goVersion)), short(vanillaRef), short(patchedRef), reps)
+	fmt.Fprintf(&b, "%d measured Pods on 100 nodes. *Unschedulable backlog*: 500 Pods that fit nowhere are created just before them, "+
+		"so every measured Pod waits behind 500 failing attempts, each ending in a `PodScheduled=False` status patch. "+
+		"The injected latency delays every Pod status patch and binding the scheduler sends (bench/scheduler_perf-data-items.patch); "+
+		"*writes/pod* count those requests over the whole run (backlog included), per measured Pod.\n\n", pods)
+	b.WriteString("| workload | side | pods/s | status writes/pod | binding writes/pod | vs vanilla | on/off |\n|---|---|---:|---:|---:|---:|---:|\n")
+	for _, w := range apiWorkloads {
+		van, _ := apiMedian(results, w, "vanilla")
+		off, _ := apiMedian(results, w, "patched-gate-off")
+		for _, s := range apiSides {
+			r, ok := apiMedian(results, w, s.Name)
+			if !ok {
+				continue
+			}
+			onOff := ""
+			if s.Name == "patched-gate-on" && off.Throughput > 0 {
+				onOff = fmt.Sprintf("%.2f×", r.Throughput/off.Throughput)
+			}
+			fmt.Fprintf(&b, "| %s | %s | %.1f | %.2f | %.2f | %.2f× | %s |\n", w.Name, s.Name, r.Throughput,
+				r.StatusWrites/float64(pods), r.BindingWrites/float64(pods), ratio(r.Throughput, van.Throughput), onOff)
+		}
+	}
+	b.WriteString("\nReproduce: `make bench BENCH_ARGS='-suites apicalls'` (add `-reps 3` for medians). " +
+		"Raw data items and logs are in `_output/bench/runs/`.\n")
+	return b.String()
+}
