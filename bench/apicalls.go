@@ -70,33 +70,22 @@ func apiCallsConfig(tree string, unschedulable, pods, nodes int) string {
       - label: kind
         values: [status, binding]
 `
-	b.WriteString(`- name: APICallsUnschedulable
-  workloadTemplate:
-  - opcode: createNodes
-    countParam: $nodes
-  - opcode: createPods
+	nodesOp := "  - opcode: createNodes\n    countParam: $nodes\n"
+	measured := "  - opcode: createPods\n    countParam: $pods\n    podTemplatePath: ../templates/pod-default.yaml\n    collectMetrics: true\n"
+	backlog := `  - opcode: createPods
     namespace: backlog
     countParam: $unschedulable
     podTemplatePath: ../templates/pod-large-cpu.yaml
     skipWaitToCompletion: true
-  - opcode: createPods
-    countParam: $pods
-    podTemplatePath: ../templates/pod-default.yaml
-    collectMetrics: true
-`)
-	b.WriteString(metrics)
-	workloads()
-	b.WriteString(`- name: APICallsNormal
-  workloadTemplate:
-  - opcode: createNodes
-    countParam: $nodes
-  - opcode: createPods
-    countParam: $pods
-    podTemplatePath: ../templates/pod-default.yaml
-    collectMetrics: true
-`)
-	b.WriteString(metrics)
-	workloads()
+`
+	for _, tc := range []struct{ name, ops string }{
+		{"APICallsUnschedulable", nodesOp + backlog + measured},
+		{"APICallsNormal", nodesOp + measured},
+	} {
+		fmt.Fprintf(&b, "- name: %s\n  workloadTemplate:\n%s", tc.name, tc.ops)
+		b.WriteString(metrics)
+		workloads()
+	}
 	return b.String()
 }
 

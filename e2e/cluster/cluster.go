@@ -454,7 +454,14 @@ func (c *Cluster) waitDefaultServiceAccount(ctx context.Context, timeout time.Du
 	}
 }
 
+// writeKubeconfig writes a kubeconfig for a client certificate.
 func writeKubeconfig(path, server, ca string, kp keyPair) error {
+	return writeKubeconfigFor(path, server, ca, fmt.Sprintf("client-certificate: %s\n    client-key: %s", kp.cert, kp.key))
+}
+
+// writeKubeconfigFor writes a kubeconfig whose user has the given
+// credentials (YAML fields under user:).
+func writeKubeconfigFor(path, server, ca, credentials string) error {
 	return os.WriteFile(path, []byte(fmt.Sprintf(`apiVersion: v1
 kind: Config
 clusters:
@@ -465,15 +472,14 @@ clusters:
 users:
 - name: user
   user:
-    client-certificate: %s
-    client-key: %s
+    %s
 contexts:
 - name: kspatch
   context:
     cluster: kspatch
     user: user
 current-context: kspatch
-`, server, ca, kp.cert, kp.key)), 0o600)
+`, server, ca, credentials)), 0o600)
 }
 
 func freePort() (int, error) {

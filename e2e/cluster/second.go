@@ -100,7 +100,7 @@ func (c *Cluster) StartSecondScheduler(ctx context.Context) (*SecondScheduler, e
 		return nil, fmt.Errorf("a token for service account %s/%s: %w", dep.Namespace, sa, err)
 	}
 	kubeconfig := filepath.Join(dir, "serviceaccount.kubeconfig")
-	if err := writeTokenKubeconfig(kubeconfig, c.APIServer, filepath.Join(c.opts.Dir, "pki", "ca.crt"), tok.Status.Token); err != nil {
+	if err := writeKubeconfigFor(kubeconfig, c.APIServer, filepath.Join(c.opts.Dir, "pki", "ca.crt"), "token: "+tok.Status.Token); err != nil {
 		return nil, err
 	}
 	s, err := pointConfigAt(configFile, kubeconfig)
@@ -206,25 +206,4 @@ func flagValue(flags []string, name string) string {
 		}
 	}
 	return ""
-}
-
-func writeTokenKubeconfig(path, server, ca, token string) error {
-	return os.WriteFile(path, []byte(fmt.Sprintf(`apiVersion: v1
-kind: Config
-clusters:
-- name: kspatch
-  cluster:
-    server: %s
-    certificate-authority: %s
-users:
-- name: serviceaccount
-  user:
-    token: %s
-contexts:
-- name: kspatch
-  context:
-    cluster: kspatch
-    user: serviceaccount
-current-context: kspatch
-`, server, ca, token)), 0o600)
 }

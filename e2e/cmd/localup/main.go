@@ -86,7 +86,8 @@ The control plane is up (%s). Try:
   curl -s '%s/debug/queue?queue=unschedulable'
   curl -s %s/debug/queue/pods/demo/too-big
   curl -s '%s/debug/queue?output=json'
-`, time.Since(start).Round(time.Second), c.Kubeconfig, kubectl, kubectl, a, a, a, a)
+  curl -s %s/debug/apicalls
+`, time.Since(start).Round(time.Second), c.Kubeconfig, kubectl, kubectl, a, a, a, a, a)
 	if promURL != "" {
 		fmt.Printf(`
 Prometheus scrapes the scheduler every 5s:
