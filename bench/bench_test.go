@@ -107,15 +107,22 @@ func TestAPICallsConfig(t *testing.T) {
 					Params       map[string]int
 				}
 			}
-			if err := yaml.Unmarshal([]byte(burstConfig(tc.tree, []int{1000})+apiCallsConfig(tc.tree, 500, 1000, 100)), &cases); err != nil {
+			if err := yaml.Unmarshal([]byte(burstConfig(tc.tree, []int{1000})+apiCallsConfig(tc.tree, 1000, 100)), &cases); err != nil {
 				t.Fatalf("generated config does not parse: %v", err)
 			}
-			if len(cases) != 3 || cases[1].Name != "APICallsUnschedulable" || cases[2].Name != "APICallsNormal" {
-				t.Fatalf("want the burst case then APICallsUnschedulable and APICallsNormal, got %d cases", len(cases))
+			if len(cases) != 4 || cases[1].Name != "APICallsUnschedulable200ms" || cases[2].Name != "APICallsUnschedulable100ms" || cases[3].Name != "APICallsNormal" {
+				t.Fatalf("want the burst case, two APICallsUnschedulable cases and APICallsNormal, got %d cases", len(cases))
 			}
-			backlog := cases[1].WorkloadTemplate[1]
-			if backlog["skipWaitToCompletion"] != true || backlog["namespace"] != "backlog" {
-				t.Errorf("the unschedulable backlog op %v must not be waited for and must have its own namespace", backlog)
+			for i, ms := range []float64{200, 100} {
+				churn := cases[1+i].WorkloadTemplate[1]
+				if churn["opcode"] != "churn" || churn["namespace"] != "unschedulable" || churn["intervalMilliseconds"] != ms {
+					t.Errorf("the unschedulable churn op %v must churn every %vms in its own namespace", churn, ms)
+				}
+			}
+			for _, c := range cases[1:] {
+				if w := c.Workloads[0]; len(w.Params) != 2 {
+					t.Errorf("%s params %v: only nodes and pods, every param must be used", c.Name, w.Params)
+				}
 			}
 			for _, c := range cases[1:] {
 				var names []string
