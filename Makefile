@@ -68,6 +68,8 @@ RUN_ARGS ?=
 PROMETHEUS ?= 0
 run: build tools cluster-bins ## local control plane (etcd, kube-apiserver, controller-manager, kwok nodes) + patched scheduler + demo; Ctrl-C stops it (RUN_ARGS='-nodes 30', PROMETHEUS=1)
 	cd e2e && go build -o $(BIN)/localup ./cmd/localup
+	@# kubectl, to look at the cluster (the tests do not need it).
+	cd $(TREE) && CGO_ENABLED=0 go build -o $(BIN)/kubectl ./cmd/kubectl
 	@prom=; if [ "$(PROMETHEUS)" = 1 ]; then prom=$$(scripts/ensure-prometheus) || exit 1; fi; \
 	set -x; exec $(BIN)/localup -dir $(OUT)/cluster -bin $(BIN) -deploy $(CURDIR)/scheduler/deploy $${prom:+-prometheus $$prom} $(RUN_ARGS)
 
@@ -79,7 +81,7 @@ run-against: build ## the patched scheduler against the cluster in KUBECONFIG
 	$(BIN)/kube-scheduler --kubeconfig "$$KUBECONFIG" --authentication-kubeconfig "$$KUBECONFIG" \
 		--authorization-kubeconfig "$$KUBECONFIG" --leader-elect=false $(SCHEDULER_ARGS)
 
-cluster-bins: upstream ## kube-apiserver, kube-controller-manager (patched tree) and kwok in _output/bin
+cluster-bins: upstream ## kube-apiserver, kube-controller-manager (patched tree) and kwok in _output/bin (make run adds kubectl)
 	scripts/build-cluster
 
 ##@ Benchmark
@@ -111,7 +113,6 @@ test-race: upstream ## the series' own unit tests with the race detector
 	cd $(TREE) && go test -race -count=1 -run '$(RACE_TESTS)' ./pkg/scheduler/backend/queue/ \
 		./pkg/scheduler/framework/plugins/dynamicresources/ ./pkg/scheduler/framework/
 	cd $(TREE) && go test -race -count=1 ./pkg/scheduler/backend/apiqueue/ ./pkg/scheduler/framework/plugins/defaultbinder/
-	cd $(TREE) && go test -race -count=1 -run 'AsyncAPICalls' ./pkg/scheduler/
 
 # The series' integration tests (etcd from make tools, on PATH).
 INTEGRATION_PKGS ?= ./test/integration/scheduler/prequeueinghint/... ./test/integration/scheduler/apiqueue/...
