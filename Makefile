@@ -69,7 +69,7 @@ PROMETHEUS ?= 0
 run: build tools cluster-bins ## local control plane (etcd, kube-apiserver, controller-manager, kwok nodes) + patched scheduler + demo; Ctrl-C stops it (RUN_ARGS='-nodes 30', PROMETHEUS=1)
 	cd e2e && go build -o $(BIN)/localup ./cmd/localup
 	@# kubectl, to look at the cluster (the tests do not need it).
-	cd $(TREE) && CGO_ENABLED=0 go build -o $(BIN)/kubectl ./cmd/kubectl
+	cd $(TREE) && go build -o $(BIN)/kubectl ./cmd/kubectl
 	@prom=; if [ "$(PROMETHEUS)" = 1 ]; then prom=$$(scripts/ensure-prometheus) || exit 1; fi; \
 	set -x; exec $(BIN)/localup -dir $(OUT)/cluster -bin $(BIN) -deploy $(CURDIR)/scheduler/deploy $${prom:+-prometheus $$prom} $(RUN_ARGS)
 
