@@ -91,8 +91,8 @@ bench: tools ## vanilla vs patched scheduler_perf workloads in one run (BENCH_AR
 	cd bench && GOWORK=off go run . -root $(CURDIR) $(BENCH_ARGS)
 
 ##@ Test
-.PHONY: test test-modules test-upstream test-race test-integration test-e2e test-scripts test-image
-test: verify-patches test-modules test-upstream test-race test-integration test-e2e test-scripts test-image ## everything CI runs
+.PHONY: test test-modules test-upstream test-race test-integration test-dashboards test-e2e test-scripts test-image
+test: verify-patches test-modules test-upstream test-race test-integration test-dashboards test-e2e test-scripts test-image ## everything CI runs
 	@echo "make test: all passed"
 
 test-modules: upstream tools ## go vet and unit tests of the kspatch modules (the secure-port test needs etcd)
@@ -118,6 +118,11 @@ test-race: upstream ## the series' own unit tests with the race detector
 INTEGRATION_PKGS ?= ./test/integration/scheduler/prequeueinghint/... ./test/integration/scheduler/apiqueue/...
 test-integration: tools ## the series' integration tests on the patched tree
 	cd $(TREE) && go test -count=1 -timeout 20m $(INTEGRATION_PKGS)
+
+test-dashboards: upstream ## lint dashboards/ against the metrics the patched scheduler registers
+	cd scheduler && go run ./cmd/kspatch-metrics > $(OUT)/scheduler-metrics.json
+	cd dashboards && GOWORK=off go vet ./... && GOWORK=off KSPATCH_SCHEDULER_METRICS=$(OUT)/scheduler-metrics.json \
+		KSPATCH_REQUIRE_METRICS=1 go test -count=1 ./...
 
 test-e2e: build tools cluster-bins ## end-to-end scenarios on a local control plane (e2e/; installs Debian's prometheus when missing)
 	prom=$$(scripts/ensure-prometheus) && cd e2e && KSPATCH_REQUIRE_E2E=1 KSPATCH_BIN=$(BIN) KSPATCH_PROMETHEUS=$$prom \

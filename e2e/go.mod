@@ -3,6 +3,7 @@ module kspatch.dev/e2e
 go 1.24.0
 
 require (
+	golang.org/x/image v0.25.0
 	k8s.io/api v0.33.13
 	k8s.io/apimachinery v0.33.13
 	k8s.io/client-go v0.33.13

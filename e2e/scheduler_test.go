@@ -86,6 +86,10 @@ func TestScheduler(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := startCluster(t, tc.gates)
 			ctx := t.Context()
+			// Prometheus scrapes from the start, so the dashboards' check
+			// at the end sees the workloads.
+			since := time.Now()
+			promBase := startPrometheus(ctx, t, c)
 			if err := c.CreateNamespace(ctx, "e2e"); err != nil {
 				t.Fatal(err)
 			}
@@ -96,7 +100,15 @@ func TestScheduler(t *testing.T) {
 			t.Run("shared claim", func(t *testing.T) { sharedClaim(ctx, t, c) })
 			t.Run("API server restart during a burst", func(t *testing.T) { apiServerRestart(ctx, t, c) })
 			t.Run("second scheduler from the deploy manifest", func(t *testing.T) { secondScheduler(ctx, t, c) })
-			t.Run("Prometheus scrapes the scheduler", func(t *testing.T) { prometheusScrapes(ctx, t, c) })
+			t.Run("Prometheus scrapes the scheduler", func(t *testing.T) { prometheusScrapes(ctx, t, c, promBase) })
+			// Every panel of the dashboards shows data. With the kspatch
+			// gates off only the overview applies: the enhancements' metrics
+			// stay empty.
+			dashboards, suffix := map[string]bool{"kspatch-overview": true, "kspatch-prequeueinghint": true, "kspatch-apicalls": true}, ""
+			if tc.gates != "" {
+				dashboards, suffix = map[string]bool{"kspatch-overview": true}, "-gates-off"
+			}
+			t.Run("dashboards show live data", func(t *testing.T) { dashboardsShowData(ctx, t, promBase, since, dashboards, suffix) })
 		})
 	}
 }
@@ -303,22 +315,31 @@ func secondScheduler(ctx context.Context, t *testing.T, c *cluster.Cluster) {
 	}
 }
 
-// prometheusScrapes starts Prometheus the way make run PROMETHEUS=1 does
-// and waits for it to have scraped the scheduler's metrics, the KEP's among
-// them. KSPATCH_PROMETHEUS names the binary (make test installs Debian's
-// package when missing); without it the scenario skips unless
-// KSPATCH_REQUIRE_E2E is set.
-func prometheusScrapes(ctx context.Context, t *testing.T, c *cluster.Cluster) {
+// startPrometheus starts Prometheus the way make run PROMETHEUS=1 does.
+// KSPATCH_PROMETHEUS names the binary (make test installs Debian's package
+// when missing); without it the test skips unless KSPATCH_REQUIRE_E2E is
+// set (then it returns "" and the checks that need Prometheus skip).
+func startPrometheus(ctx context.Context, t *testing.T, c *cluster.Cluster) string {
 	binary := os.Getenv("KSPATCH_PROMETHEUS")
 	if binary == "" {
 		if os.Getenv("KSPATCH_REQUIRE_E2E") != "" {
 			t.Fatal("KSPATCH_PROMETHEUS is not set (make test-e2e sets it from scripts/ensure-prometheus)")
 		}
-		t.Skip("KSPATCH_PROMETHEUS is not set")
+		t.Log("KSPATCH_PROMETHEUS is not set: the Prometheus and dashboard checks skip")
+		return ""
 	}
 	base, err := c.StartPrometheus(ctx, binary)
 	if err != nil {
 		t.Fatal(err)
+	}
+	return base
+}
+
+// prometheusScrapes waits for Prometheus to have scraped the scheduler's
+// metrics, the KEP's among them.
+func prometheusScrapes(ctx context.Context, t *testing.T, c *cluster.Cluster, base string) {
+	if base == "" {
+		t.Skip("no Prometheus (KSPATCH_PROMETHEUS)")
 	}
 	queries := []string{
 		`up{job="kube-scheduler"} == 1`,

@@ -95,3 +95,65 @@ func PromQuery(ctx context.Context, base, query string) (map[string]string, erro
 	}
 	return out, nil
 }
+
+// Sample is one point of a range-query result.
+type Sample struct {
+	T float64 // Unix seconds
+	V float64 // NaN and ±Inf as Prometheus returns them
+}
+
+// RangeSeries is one series of a range-query result.
+type RangeSeries struct {
+	Labels  map[string]string
+	Samples []Sample
+}
+
+// PromQueryRange runs a range query against Prometheus at base.
+func PromQueryRange(ctx context.Context, base, query string, start, end time.Time, step time.Duration) ([]RangeSeries, error) {
+	q := url.Values{
+		"query": {query},
+		"start": {strconv.FormatInt(start.Unix(), 10)},
+		"end":   {strconv.FormatInt(end.Unix(), 10)},
+		"step":  {strconv.FormatFloat(step.Seconds(), 'f', -1, 64)},
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/api/v1/query_range?"+q.Encode(), nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	var doc struct {
+		Status string `json:"status"`
+		Error  string `json:"error"`
+		Data   struct {
+			Result []struct {
+				Metric map[string]string `json:"metric"`
+				Values [][2]any          `json:"values"`
+			} `json:"result"`
+		} `json:"data"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&doc); err != nil {
+		return nil, fmt.Errorf("query %q: %w", query, err)
+	}
+	if doc.Status != "success" {
+		return nil, fmt.Errorf("query %q: %s", query, doc.Error)
+	}
+	out := make([]RangeSeries, 0, len(doc.Data.Result))
+	for _, r := range doc.Data.Result {
+		s := RangeSeries{Labels: r.Metric}
+		for _, v := range r.Values {
+			t, _ := v[0].(float64)
+			str, _ := v[1].(string)
+			f, err := strconv.ParseFloat(str, 64) // accepts NaN, +Inf, -Inf
+			if err != nil {
+				return nil, fmt.Errorf("query %q: value %v: %w", query, v[1], err)
+			}
+			s.Samples = append(s.Samples, Sample{T: t, V: f})
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
