@@ -142,7 +142,7 @@ func All() []Dashboard {
 				{
 					Title: "Incoming pods by event", Unit: "ops", Stack: true,
 					Description: "Pods added to the scheduling queue per second, by the event that moved them and the sub-queue they went to.",
-					Targets:     []Target{{rate("scheduler_queue_incoming_pods_total", "", "event, queue"), "{{event}} → {{queue}}"}},
+					Targets:     []Target{{rate("scheduler_queue_incoming_pods_total", "", "event, queue"), "{{event}} ({{queue}})"}},
 				},
 			},
 		},

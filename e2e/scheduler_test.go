@@ -100,6 +100,9 @@ func TestScheduler(t *testing.T) {
 			t.Run("shared claim", func(t *testing.T) { sharedClaim(ctx, t, c) })
 			t.Run("API server restart during a burst", func(t *testing.T) { apiServerRestart(ctx, t, c) })
 			t.Run("second scheduler from the deploy manifest", func(t *testing.T) { secondScheduler(ctx, t, c) })
+			if tc.gates == "" {
+				t.Run("PodGroup API validation", func(t *testing.T) { podGroupValidation(ctx, t, c) })
+			}
 			t.Run("Prometheus scrapes the scheduler", func(t *testing.T) { prometheusScrapes(ctx, t, c, promBase) })
 			// Every panel of the dashboards shows data. With the kspatch
 			// gates off only the overview applies: the enhancements' metrics

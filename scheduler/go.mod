@@ -11,8 +11,10 @@ require (
 	github.com/spf13/cobra v1.8.1
 	github.com/spf13/pflag v1.0.5
 	k8s.io/api v0.33.13
+	k8s.io/apiextensions-apiserver v0.33.13
 	k8s.io/apiserver v0.33.13
 	k8s.io/component-base v0.33.13
 	k8s.io/klog/v2 v2.130.1
 	k8s.io/kubernetes v1.33.13
+	sigs.k8s.io/yaml v1.4.0
 )

@@ -12,6 +12,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 
 	"golang.org/x/image/font"
 	"golang.org/x/image/font/basicfont"
@@ -138,9 +139,16 @@ func format(v float64, unit string) string {
 }
 
 func text(img *image.RGBA, x, y int, s string, c color.Color) {
+	// The 7x13 font has ASCII only.
+	s = strings.Map(func(r rune) rune {
+		if r < ' ' || r > '~' {
+			return '?'
+		}
+		return r
+	}, s)
 	const maxChars = panelW/7 - 4
 	if len(s) > maxChars {
-		s = s[:maxChars-1] + "…"
+		s = s[:maxChars-3] + "..."
 	}
 	d := font.Drawer{Dst: img, Src: image.NewUniform(c), Face: basicfont.Face7x13, Dot: fixed.P(x, y)}
 	d.DrawString(s)

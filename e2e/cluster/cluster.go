@@ -23,6 +23,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -64,6 +65,8 @@ type Cluster struct {
 	SchedulerSecure string
 	// Client is a clientset with cluster-admin rights.
 	Client kubernetes.Interface
+	// Dynamic is a dynamic client with cluster-admin rights (PodGroups).
+	Dynamic dynamic.Interface
 
 	// gates are the feature gates every component runs with.
 	gates string
@@ -209,6 +212,13 @@ func Start(ctx context.Context, opts Options) (_ *Cluster, err error) {
 	// The v1beta1 DRA API warns of its future deprecation on every call.
 	cfg.WarningHandler = rest.NoWarnings{}
 	if c.Client, err = kubernetes.NewForConfig(cfg); err != nil {
+		return nil, err
+	}
+	if c.Dynamic, err = dynamic.NewForConfig(cfg); err != nil {
+		return nil, err
+	}
+	fmt.Fprintln(opts.Log, "installing the PodGroup CRD")
+	if err := c.installCRD(ctx, filepath.Join(opts.DeployDir, PodGroupCRDManifest)); err != nil {
 		return nil, err
 	}
 

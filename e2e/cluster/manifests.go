@@ -27,6 +27,8 @@ const (
 	StaticPodManifest = "kube-scheduler.yaml"
 	// SecondSchedulerManifest installs kspatch as a second scheduler.
 	SecondSchedulerManifest = "second-scheduler.yaml"
+	// PodGroupCRDManifest is the PodGroup CustomResourceDefinition.
+	PodGroupCRDManifest = "podgroup-crd.yaml"
 )
 
 // ReadManifest decodes every object of a multi-document YAML file.
