@@ -56,7 +56,7 @@ func podGroupValidation(ctx context.Context, t *testing.T, c *cluster.Cluster) {
 			map[string]any{"key": "topology.kubernetes.io/rack"}, map[string]any{"key": "topology.kubernetes.io/zone"}}}},
 			"spec.schedulingConstraints.topology: Too many: 2: must have at most 1 items"},
 		{"bad label key", map[string]any{"schedulingPolicy": gang(2), "schedulingConstraints": map[string]any{"topology": []any{map[string]any{"key": "rack name"}}}},
-			"spec.schedulingConstraints.topology[0].key: Invalid value: \"rack name\""},
+			"spec.schedulingConstraints.topology[0].key: Invalid value: \"string\": must be a node label key such as topology.kubernetes.io/rack"},
 		{"no spec", nil, "spec: Required value"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
