@@ -63,33 +63,15 @@ func (c *Cluster) StartPrometheus(ctx context.Context, binary string) (string, e
 // PromQuery runs an instant query against Prometheus at base and returns
 // the value of each series, keyed by its labels.
 func PromQuery(ctx context.Context, base, query string) (map[string]string, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/api/v1/query?query="+url.QueryEscape(query), nil)
-	if err != nil {
+	var result []struct {
+		Metric map[string]string `json:"metric"`
+		Value  [2]any            `json:"value"`
+	}
+	if err := promAPI(ctx, base, "query", url.Values{"query": {query}}, &result); err != nil {
 		return nil, err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = resp.Body.Close() }()
-	var doc struct {
-		Status string `json:"status"`
-		Error  string `json:"error"`
-		Data   struct {
-			Result []struct {
-				Metric map[string]string `json:"metric"`
-				Value  [2]any            `json:"value"`
-			} `json:"result"`
-		} `json:"data"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&doc); err != nil {
-		return nil, fmt.Errorf("query %q: %w", query, err)
-	}
-	if doc.Status != "success" {
-		return nil, fmt.Errorf("query %q: %s", query, doc.Error)
 	}
 	out := map[string]string{}
-	for _, r := range doc.Data.Result {
+	for _, r := range result {
 		labels, _ := json.Marshal(r.Metric)
 		out[string(labels)] = fmt.Sprint(r.Value[1])
 	}
@@ -110,39 +92,21 @@ type RangeSeries struct {
 
 // PromQueryRange runs a range query against Prometheus at base.
 func PromQueryRange(ctx context.Context, base, query string, start, end time.Time, step time.Duration) ([]RangeSeries, error) {
-	q := url.Values{
+	var result []struct {
+		Metric map[string]string `json:"metric"`
+		Values [][2]any          `json:"values"`
+	}
+	params := url.Values{
 		"query": {query},
 		"start": {strconv.FormatInt(start.Unix(), 10)},
 		"end":   {strconv.FormatInt(end.Unix(), 10)},
 		"step":  {strconv.FormatFloat(step.Seconds(), 'f', -1, 64)},
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/api/v1/query_range?"+q.Encode(), nil)
-	if err != nil {
+	if err := promAPI(ctx, base, "query_range", params, &result); err != nil {
 		return nil, err
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = resp.Body.Close() }()
-	var doc struct {
-		Status string `json:"status"`
-		Error  string `json:"error"`
-		Data   struct {
-			Result []struct {
-				Metric map[string]string `json:"metric"`
-				Values [][2]any          `json:"values"`
-			} `json:"result"`
-		} `json:"data"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&doc); err != nil {
-		return nil, fmt.Errorf("query %q: %w", query, err)
-	}
-	if doc.Status != "success" {
-		return nil, fmt.Errorf("query %q: %s", query, doc.Error)
-	}
-	out := make([]RangeSeries, 0, len(doc.Data.Result))
-	for _, r := range doc.Data.Result {
+	out := make([]RangeSeries, 0, len(result))
+	for _, r := range result {
 		s := RangeSeries{Labels: r.Metric}
 		for _, v := range r.Values {
 			t, _ := v[0].(float64)
@@ -156,4 +120,35 @@ func PromQueryRange(ctx context.Context, base, query string, start, end time.Tim
 		out = append(out, s)
 	}
 	return out, nil
+}
+
+// promAPI calls Prometheus's HTTP API endpoint /api/v1/<endpoint> and
+// decodes data.result of a successful answer into result.
+func promAPI(ctx context.Context, base, endpoint string, params url.Values, result any) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/api/v1/"+endpoint+"?"+params.Encode(), nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	var doc struct {
+		Status string `json:"status"`
+		Error  string `json:"error"`
+		Data   struct {
+			Result json.RawMessage `json:"result"`
+		} `json:"data"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&doc); err != nil {
+		return fmt.Errorf("%s %q: %w", endpoint, params.Get("query"), err)
+	}
+	if doc.Status != "success" {
+		return fmt.Errorf("%s %q: %s", endpoint, params.Get("query"), doc.Error)
+	}
+	if err := json.Unmarshal(doc.Data.Result, result); err != nil {
+		return fmt.Errorf("%s %q: result: %w", endpoint, params.Get("query"), err)
+	}
+	return nil
 }
