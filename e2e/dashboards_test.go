@@ -111,7 +111,11 @@ func dashboardsShowData(ctx context.Context, t *testing.T, base string, since ti
 				panels = append(panels, cp)
 			}
 			var buf bytes.Buffer
-			if err := chart.Render(&buf, d.Title+suffix, panels); err != nil {
+			title := d.Title
+			if suffix != "" {
+				title += " (kspatch gates off)"
+			}
+			if err := chart.Render(&buf, title, panels); err != nil {
 				t.Fatal(err)
 			}
 			file := filepath.Join(outDir, d.UID+suffix+".png")

@@ -13,6 +13,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"golang.org/x/image/font"
 	"golang.org/x/image/font/basicfont"
@@ -89,6 +90,10 @@ func drawPanel(img *image.RGBA, r image.Rectangle, p Panel) {
 	line(img, plot.Min.X, plot.Max.Y, plot.Max.X, plot.Max.Y, grey)
 	line(img, plot.Min.X, plot.Min.Y, plot.Min.X, plot.Max.Y, grey)
 	text(img, plot.Min.X+3, plot.Min.Y+lineH-2, "max "+format(maxV, p.Unit), black)
+	if maxT > minT {
+		span := "last " + (time.Duration(maxT-minT) * time.Second).String()
+		text(img, plot.Max.X-7*len(span)-3, plot.Min.Y+lineH-2, span, black)
+	}
 	if maxV == 0 {
 		maxV = 1
 	}
