@@ -36,6 +36,14 @@ var apiWorkloads = []apiWorkload{
 	{TestCase: "APICallsNormal", Name: "normal scheduling, no injected latency"},
 }
 
+// The apicalls suite runs on apiNodes of scheduler_perf's node-default.yaml
+// (4 CPUs), which hold podsPerAPINode of its pod-default.yaml pods (100m
+// CPU) each: -api-pods is at most their product.
+const (
+	apiNodes       = 100
+	podsPerAPINode = 40
+)
+
 // churnIntervals are the intervals (ms) of the APICallsUnschedulable test
 // cases: upstream's Unschedulable workload churns every 200 ms.
 var churnIntervals = []int{200, 100}

@@ -142,3 +142,26 @@ func TestAPICallsConfig(t *testing.T) {
 		})
 	}
 }
+
+// TestRunRejectsBadFlags: flag values that cannot work fail before anything
+// is built, with a message that says what is allowed.
+func TestRunRejectsBadFlags(t *testing.T) {
+	for _, tc := range []struct {
+		name                 string
+		sizes, sides, suites string
+		reps, apiPods        int
+		want                 string
+	}{
+		{"zero reps", "1000", "vanilla", "burst", 0, 1000, "invalid -reps 0"},
+		{"unknown suite", "1000", "vanilla", "bursts", 1, 1000, `unknown suite "bursts"`},
+		{"too many api pods", "1000", "vanilla", "apicalls", 1, 5000, "invalid -api-pods 5000: must be between 1 and 4000"},
+		{"no api pods", "1000", "vanilla", "apicalls", 1, 0, "invalid -api-pods 0"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := run(t.TempDir(), tc.sizes, tc.reps, tc.sides, "", "", 0, tc.suites, tc.apiPods, "")
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("run: %v, want an error containing %q", err, tc.want)
+			}
+		})
+	}
+}

@@ -68,7 +68,7 @@ func (h *harness) prepare(tree string, sizes []int, apiPods int) error {
 	if err := os.WriteFile(filepath.Join(pkg, "kspatch_test.go"), perfPackage, 0o644); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(pkg, "performance-config.yaml"), []byte(burstConfig(tree, sizes)+apiCallsConfig(tree, apiPods, 100)), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(pkg, "performance-config.yaml"), []byte(burstConfig(tree, sizes)+apiCallsConfig(tree, apiPods, apiNodes)), 0o644); err != nil {
 		return err
 	}
 	fmt.Printf("==> compiling scheduler_perf for the %s tree (%s)\n", tree, ref[:12])

@@ -67,8 +67,8 @@ func run(root, sizesFlag string, reps int, sideNames, mdOut, plotDir string, pro
 			return fmt.Errorf("unknown suite %q in -suites: allowed are burst, apicalls", s)
 		}
 	}
-	if apiPods < 1 {
-		return fmt.Errorf("invalid -api-pods %d: must be at least 1", apiPods)
+	if apiPods < 1 || apiPods > apiNodes*podsPerAPINode {
+		return fmt.Errorf("invalid -api-pods %d: must be between 1 and %d (the apicalls suite's %d nodes hold %d of its pods each)", apiPods, apiNodes*podsPerAPINode, apiNodes, podsPerAPINode)
 	}
 	h := &harness{root: root, out: filepath.Join(root, "_output", "bench")}
 	trees := treesOf(chosen)
