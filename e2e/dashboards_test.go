@@ -73,8 +73,9 @@ var legendRE = regexp.MustCompile(`\{\{\s*([A-Za-z0-9_]+)\s*\}\}`)
 
 // dashboardsShowData runs every panel query of the dashboards (uids) over
 // the time the cluster has been up, requires at least one series from each,
-// and draws them in _output/dashboards/<uid><suffix>.png.
-func dashboardsShowData(ctx context.Context, t *testing.T, base string, since time.Time, uids map[string]bool, suffix string) {
+// and draws them in _output/dashboards/<uid>.png (<uid>-gates-off.png when
+// the kspatch gates are off).
+func dashboardsShowData(ctx context.Context, t *testing.T, base string, since time.Time, uids map[string]bool, gatesOff bool) {
 	if base == "" {
 		t.Skip("no Prometheus (KSPATCH_PROMETHEUS)")
 	}
@@ -111,9 +112,9 @@ func dashboardsShowData(ctx context.Context, t *testing.T, base string, since ti
 				panels = append(panels, cp)
 			}
 			var buf bytes.Buffer
-			title := d.Title
-			if suffix != "" {
-				title += " (kspatch gates off)"
+			title, suffix := d.Title, ""
+			if gatesOff {
+				title, suffix = title+" (kspatch gates off)", "-gates-off"
 			}
 			if err := chart.Render(&buf, title, panels); err != nil {
 				t.Fatal(err)
