@@ -72,12 +72,12 @@ type model struct {
 }
 
 type panel struct {
-	ID          int             `json:"id"`
-	Type        string          `json:"type"`
-	Title       string          `json:"title"`
-	Description string          `json:"description"`
+	ID          int                 `json:"id"`
+	Type        string              `json:"type"`
+	Title       string              `json:"title"`
+	Description string              `json:"description"`
 	GridPos     *struct{ H, W int } `json:"gridPos"`
-	Panels      []panel         `json:"panels"` // collapsed rows
+	Panels      []panel             `json:"panels"` // collapsed rows
 	FieldConfig struct {
 		Defaults struct {
 			Unit string `json:"unit"`
@@ -203,7 +203,10 @@ func checkDatasources(n any, path string, fail func(string, ...any)) {
 						fail("%s: hard-coded datasource %q (use ${datasource})", p, ds)
 					}
 				case map[string]any:
-					if uid, _ := ds["uid"].(string); !strings.HasPrefix(uid, "$") {
+					switch uid, _ := ds["uid"].(string); {
+					case uid == "":
+						fail("%s: datasource without a uid (use ${datasource})", p)
+					case !strings.HasPrefix(uid, "$"):
 						fail("%s: hard-coded datasource uid %q (use ${datasource})", p, uid)
 					}
 				}

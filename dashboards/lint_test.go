@@ -113,6 +113,7 @@ func TestLintCatches(t *testing.T) {
 		{"not JSON", `"panels"`, `"panels`, "not a dashboard JSON model"},
 		{"old schema", `"schemaVersion": 41`, `"schemaVersion": 27`, "schemaVersion is 27"},
 		{"hard-coded datasource uid", `"uid": "${datasource}"`, `"uid": "P1809F7CD0C75ACF3"`, "hard-coded datasource uid"},
+		{"datasource without uid", `"uid": "${datasource}"`, `"name": "prom"`, "datasource without a uid"},
 		{"duplicate panel id", `"id": 2`, `"id": 1`, "already used"},
 		{"no unit", `"unit": "short"`, `"unit": ""`, "no unit"},
 		{"no description", `"description": "c"`, `"description": ""`, "description are required"},
