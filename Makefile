@@ -95,7 +95,11 @@ bench: tools ## vanilla vs patched scheduler_perf workloads in one run (BENCH_AR
 test: verify-patches test-modules test-upstream test-race test-integration test-dashboards test-e2e test-scripts test-image ## everything CI runs
 	@echo "make test: all passed"
 
-test-modules: upstream tools ## go vet and unit tests of the kspatch modules (the secure-port test needs etcd)
+test-modules: upstream tools ## gofmt, go vet and unit tests of the kspatch modules (the secure-port test needs etcd)
+	@# gofmt: the kspatch modules and every Go file the series adds or changes.
+	@unformatted=$$(gofmt -l adminapi bench dashboards e2e scheduler; \
+		cd $(TREE) && git diff --name-only --diff-filter=AM kspatch/fixup HEAD -- '*.go' | xargs -r gofmt -l); \
+		if [ -n "$$unformatted" ]; then echo "gofmt -l reports:"; echo "$$unformatted"; exit 1; fi
 	cd adminapi && go vet ./... && go test -race -count=1 ./...
 	cd e2e && go vet ./...
 	# The scheduler module links the whole scheduler: tested without -race here;
