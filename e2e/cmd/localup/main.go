@@ -93,7 +93,9 @@ The control plane is up (%s). Try:
 Prometheus scrapes the scheduler every 5s:
   %s/graph?g0.expr=scheduler_pre_queueing_hint_evaluations_total
   curl -s '%s/api/v1/query?query=scheduler_pod_scheduled_after_flush_total'
-`, promURL, promURL)
+For Grafana, add %s as a Prometheus data source and import dashboards/*.json
+(job kube-scheduler); see dashboards/README.md.
+`, promURL, promURL, promURL)
 	}
 	fmt.Printf("\nLogs are in %s. Ctrl-C stops everything.\n", filepath.Join(opts.Dir, "logs"))
 	<-ctx.Done()
