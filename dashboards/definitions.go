@@ -72,9 +72,9 @@ func percentiles(histogram, by string) []Target {
 	return []Target{quantile(0.5, histogram, by), quantile(0.9, histogram, by), quantile(0.99, histogram, by)}
 }
 
-// All returns the dashboards. Pod-group and placement panels come with the
-// metrics of the PodGroup and Placement features; none of them charts a
-// metric the scheduler does not export.
+// All returns the dashboards. Placement panels come with the metrics of the
+// Placement feature; no dashboard charts a metric the scheduler does not
+// export.
 func All() []Dashboard {
 	return []Dashboard{
 		{
@@ -177,6 +177,37 @@ func All() []Dashboard {
 					Title: "Pending API calls", Unit: "short", Stack: true,
 					Description: "API calls waiting in the queue by call type (not yet sent; in-flight calls are not counted). A steady rise means the API server is slower than the scheduler: see --async-api-call-workers.",
 					Targets:     []Target{{fmt.Sprintf("sum by (call_type) (scheduler_pending_async_api_calls{%s})", sel), "{{call_type}}"}},
+				},
+			},
+		},
+		{
+			File: "kspatch-podgroups.json", UID: "kspatch-podgroups", Title: "kspatch / Pod groups (KEP-5732)",
+			Description: "Pod-group (gang) scheduling cycles (gate GangScheduling): how often groups are tried, how often they fit, how long a cycle takes, and the pods the group logic holds back. `curl 127.0.0.1:10261/debug/placements` shows the recent cycles pod by pod.",
+			Tags:        []string{"kspatch", "kube-scheduler", "KEP-5732"},
+			Panels: []Panel{
+				{
+					Title: "Pod-group cycles by result", Unit: "ops", Stack: true,
+					Description: "Pod-group scheduling cycles per second by result: scheduled (enough pods fit and went to binding), unschedulable (too few fit; none was bound), error (an internal error, or the PodGroup could not be read).",
+					Targets:     []Target{{rate("scheduler_podgroup_schedule_attempts_total", "", "result"), "{{result}}"}},
+				},
+				{
+					Title: "Pod-group cycle duration", Unit: "s",
+					Description: "Percentiles of one pod-group cycle: every pod of the group tried on the scheduler's snapshot, up to the decision (binding not included). It grows with the group's size and the cluster's.",
+					Targets:     percentiles("scheduler_podgroup_scheduling_attempt_duration_seconds", ""),
+				},
+				{
+					Title: "Unschedulable share of pod-group cycles", Unit: "percentunit",
+					Description: "Share of pod-group cycles that did not schedule their group. A gang retried while capacity is short shows here; each retry undoes what it tried, so no partial gang holds resources.",
+					Targets: []Target{{
+						"(" + rate("scheduler_podgroup_schedule_attempts_total", `result!="scheduled"`, "") + " or " +
+							rate("scheduler_podgroup_schedule_attempts_total", "", "") + " * 0) / " +
+							rate("scheduler_podgroup_schedule_attempts_total", "", ""), "unschedulable or error",
+					}},
+				},
+				{
+					Title: "Pods held by GangScheduling", Unit: "short",
+					Description: "Pending pods whose last rejection came from GangScheduling: gang members waiting, gated, until minCount of them exist, and members of a PodGroup that is missing or malformed. Pods rejected for lack of room count under their filter plugin instead.",
+					Targets:     []Target{{fmt.Sprintf(`sum by (profile) (scheduler_unschedulable_pods{%s, plugin="GangScheduling"})`, sel), "{{profile}}"}},
 				},
 			},
 		},
