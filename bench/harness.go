@@ -38,9 +38,10 @@ func (h *harness) treeRef(tree string) (string, error) {
 }
 
 // prepare makes _output/bench/<tree> a worktree of _output/kubernetes at the
-// tree's commit, applies the data-items patch, writes the workload package and
+// tree's commit, applies the data-items patch, writes the workload package
+// (the test file, config as performance-config.yaml, and files, by name) and
 // compiles the scheduler_perf test binary.
-func (h *harness) prepare(tree string, sizes []int, apiPods int) error {
+func (h *harness) prepare(tree, config string, files map[string][]byte) error {
 	ref, err := h.treeRef(tree)
 	if err != nil {
 		return err
@@ -68,8 +69,13 @@ func (h *harness) prepare(tree string, sizes []int, apiPods int) error {
 	if err := os.WriteFile(filepath.Join(pkg, "kspatch_test.go"), perfPackage, 0o644); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(pkg, "performance-config.yaml"), []byte(burstConfig(tree, sizes)+apiCallsConfig(tree, apiPods, apiNodes)), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(pkg, "performance-config.yaml"), []byte(config), 0o644); err != nil {
 		return err
+	}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(pkg, name), content, 0o644); err != nil {
+			return err
+		}
 	}
 	fmt.Printf("==> compiling scheduler_perf for the %s tree (%s)\n", tree, ref[:12])
 	cmd := exec.Command("go", "test", "-c", "-o", h.binary(tree), "./"+perfPkgDir)

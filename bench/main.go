@@ -4,8 +4,16 @@
 // alike, and reports per workload each side's throughput and scheduler
 // metrics, the ratios between sides, a markdown summary and PNG plots.
 //
+// Suites (-suites): burst (DRA claim-template burst, KEP-6132;
+// docs/benchmarks.md), apicalls (API call latency, KEP-5229;
+// docs/benchmarks-apicalls.md) and gangs (gangs of PodGroup members against
+// the same pods without a group, KEP-5732; docs/benchmarks-gangs.md). The
+// default is burst,apicalls; gangs runs on request (-suites gangs).
+//
 // Both trees get the same test-only harness: bench/scheduler_perf-data-items.patch
-// (histogram counts and sums, counters in the data items) and the workload
+// (histogram counts and sums, counters in the data items; counted and delayed
+// Pod writes; createAny retries an object whose kind is not in discovery yet,
+// as right after its CRD was created) and the workload
 // package in bench/testdata/perfpkg with a generated performance-config.yaml.
 // They live in git worktrees under _output/bench, so _output/kubernetes stays
 // exactly the series.
@@ -29,18 +37,61 @@ func main() {
 		mdOut     = flag.String("markdown", "docs/benchmarks.md", "markdown summary to write (relative to -root); empty for none")
 		plotDir   = flag.String("plots", "docs/bench", "directory for the PNG plots (relative to -root); empty for none")
 		profile   = flag.Int("cpuprofile-size", 0, "also record a CPU profile of each side at this burst size")
-		suites    = flag.String("suites", "burst,apicalls", "suites to run: burst (DRA claim-template burst, KEP-6132), apicalls (API call latency, KEP-5229)")
+		suites    = flag.String("suites", defaultSuites, "suites to run: burst (DRA claim-template burst, KEP-6132), apicalls (API call latency, KEP-5229), gangs (gang scheduling, KEP-5732)")
 		apiPods   = flag.Int("api-pods", 1000, "measured pods of the apicalls suite")
 		apiMD     = flag.String("apicalls-markdown", "docs/benchmarks-apicalls.md", "markdown summary of the apicalls suite (relative to -root); empty for none")
+		gangSizes = flag.String("gang-sizes", joinInts(defaultGangOptions().Sizes), "gangs suite: pods per gang (each gang's PodGroup has minCount = its size), comma-separated")
+		gangPods  = flag.Int("gang-pods", defaultGangOptions().Pods, "gangs suite: measured pods of every workload; a multiple of every gang size")
+		gangNodes = flag.Int("gang-nodes", defaultGangOptions().Nodes, "gangs suite: fake nodes")
+		gangMD    = flag.String("gangs-markdown", defaultGangOptions().Markdown, "markdown summary of the gangs suite (relative to -root); empty for none")
+		gangProf  = flag.Bool("gang-cpuprofile", false, "gangs suite: record a CPU profile of every run (cpu.pprof in its run directory)")
 	)
 	flag.Parse()
-	if err := run(*root, *sizesFlag, *reps, *sideNames, *mdOut, *plotDir, *profile, *suites, *apiPods, *apiMD); err != nil {
+	sizes, err := parseGangSizes(*gangSizes)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "bench: %v\n", err)
+		os.Exit(1)
+	}
+	gangs := gangOptions{Sizes: sizes, Pods: *gangPods, Nodes: *gangNodes, Markdown: *gangMD, Profile: *gangProf, Command: commandLine(os.Args[1:])}
+	if err := run(*root, *sizesFlag, *reps, *sideNames, *mdOut, *plotDir, *profile, *suites, *apiPods, *apiMD, gangs); err != nil {
 		fmt.Fprintf(os.Stderr, "bench: %v\n", err)
 		os.Exit(1)
 	}
 }
 
-func run(root, sizesFlag string, reps int, sideNames, mdOut, plotDir string, profileSize int, suites string, apiPods int, apiMD string) error {
+// defaultSuites are the suites `make bench` runs without -suites. The gangs
+// suite is not among them: it is five runs of 2048 pods on 500 nodes per
+// repetition (about 2 minutes on 2 cores, plus building both trees'
+// scheduler_perf), which a plain `make bench` need not pay for while the
+// burst and apicalls suites are what most changes touch; run it with
+// -suites gangs (or -suites burst,apicalls,gangs).
+const defaultSuites = "burst,apicalls"
+
+// commandLine is the make command that repeats a run with args (bench's
+// arguments; -root is the checkout make passes).
+func commandLine(args []string) string {
+	var kept []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "-root" || a == "--root" {
+			i++
+			continue
+		}
+		if strings.HasPrefix(a, "-root=") || strings.HasPrefix(a, "--root=") {
+			continue
+		}
+		if a == "" || strings.ContainsAny(a, " \t'\"$\\") {
+			a = strconv.Quote(a)
+		}
+		kept = append(kept, a)
+	}
+	if len(kept) == 0 {
+		return "make bench"
+	}
+	return "make bench BENCH_ARGS='" + strings.Join(kept, " ") + "'"
+}
+
+func run(root, sizesFlag string, reps int, sideNames, mdOut, plotDir string, profileSize int, suites string, apiPods int, apiMD string, gangs gangOptions) error {
 	root, err := filepath.Abs(root)
 	if err != nil {
 		return err
@@ -56,32 +107,59 @@ func run(root, sizesFlag string, reps int, sideNames, mdOut, plotDir string, pro
 	if err != nil {
 		return err
 	}
-	runBurst, runAPI := false, false
+	runBurst, runAPI, runGang := false, false, false
 	for _, s := range strings.Split(suites, ",") {
 		switch strings.TrimSpace(s) {
 		case "burst":
 			runBurst = true
 		case "apicalls":
 			runAPI = true
+		case "gangs":
+			runGang = true
 		default:
-			return fmt.Errorf("unknown suite %q in -suites: allowed are burst, apicalls", s)
+			return fmt.Errorf("unknown suite %q in -suites: allowed are burst, apicalls, gangs", s)
+		}
+	}
+	var gangFileSet map[string][]byte
+	if runGang {
+		if err := gangs.validate(); err != nil {
+			return err
+		}
+		crd, err := os.ReadFile(filepath.Join(root, gangCRDFile))
+		if err != nil {
+			return fmt.Errorf("the gangs suite needs the PodGroup CRD: %w", err)
+		}
+		if gangFileSet, err = gangFiles(crd, gangs.Sizes); err != nil {
+			return err
 		}
 	}
 	if apiPods < 1 || apiPods > apiNodes*podsPerAPINode {
 		return fmt.Errorf("invalid -api-pods %d: must be between 1 and %d (the apicalls suite's %d nodes hold %d of its pods each)", apiPods, apiNodes*podsPerAPINode, apiNodes, podsPerAPINode)
 	}
 	h := &harness{root: root, out: filepath.Join(root, "_output", "bench")}
-	trees := treesOf(chosen)
-	if runAPI {
+	var trees []string
+	if runBurst {
+		trees = treesOf(chosen)
+	}
+	if runAPI || runGang {
 		trees = []string{"vanilla", "patched"}
 	}
 	for _, tree := range trees {
-		if err := h.prepare(tree, sizes, apiPods); err != nil {
+		config := burstConfig(tree, sizes) + apiCallsConfig(tree, apiPods, apiNodes)
+		if runGang {
+			config += gangsConfig(tree, gangs)
+		}
+		if err := h.prepare(tree, config, gangFileSet); err != nil {
 			return fmt.Errorf("preparing the %s tree: %w", tree, err)
 		}
 	}
 	if runAPI {
 		if err := runAPICalls(h, reps, apiPods, apiMD); err != nil {
+			return err
+		}
+	}
+	if runGang {
+		if err := runGangs(h, reps, gangs); err != nil {
 			return err
 		}
 	}

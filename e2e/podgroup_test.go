@@ -2,9 +2,16 @@ package e2e
 
 import (
 	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	authorizationv1 "k8s.io/api/authorization/v1"
+	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -85,4 +92,304 @@ func podGroupValidation(ctx context.Context, t *testing.T, c *cluster.Cluster) {
 		}
 		t.Logf("rejected: %v", err)
 	})
+}
+
+// placementList is the part of /debug/placements?output=json the scenarios
+// read.
+type placementList struct {
+	Kind  string `json:"kind"`
+	Items []struct {
+		Namespace   string `json:"namespace"`
+		PodGroup    string `json:"podGroup"`
+		Result      string `json:"result"`
+		Message     string `json:"message"`
+		Pods        int    `json:"pods"`
+		Assignments []struct {
+			Pod     string `json:"pod"`
+			Node    string `json:"node"`
+			Failure string `json:"failure"`
+		} `json:"assignments"`
+	} `json:"items"`
+}
+
+// podGroupState is what the scheduler wrote on a PodGroup: status.scheduled
+// and the PodGroupScheduled condition (empty strings when there is none).
+type podGroupState struct {
+	scheduled               int64
+	status, reason, message string
+	conditions              int
+}
+
+func (s podGroupState) String() string {
+	return fmt.Sprintf("scheduled=%d, PodGroupScheduled=%q reason %q (%d conditions): %s", s.scheduled, s.status, s.reason, s.conditions, s.message)
+}
+
+func getPodGroupState(ctx context.Context, c *cluster.Cluster, name string) (podGroupState, error) {
+	pg, err := c.Dynamic.Resource(cluster.PodGroupResource).Namespace("e2e").Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return podGroupState{}, err
+	}
+	var s podGroupState
+	s.scheduled, _, _ = unstructured.NestedInt64(pg.Object, "status", "scheduled")
+	conds, _, _ := unstructured.NestedSlice(pg.Object, "status", "conditions")
+	s.conditions = len(conds)
+	for _, c := range conds {
+		m, _ := c.(map[string]any)
+		if m["type"] == "PodGroupScheduled" {
+			s.status, _ = m["status"].(string)
+			s.reason, _ = m["reason"].(string)
+			s.message, _ = m["message"].(string)
+		}
+	}
+	return s, nil
+}
+
+// waitPodGroupState polls the PodGroup until ok accepts its state (the
+// scheduler writes PodGroup status asynchronously) and returns that state.
+func waitPodGroupState(ctx context.Context, t *testing.T, c *cluster.Cluster, name string, timeout time.Duration, ok func(podGroupState) bool) podGroupState {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		s, err := getPodGroupState(ctx, c, name)
+		if err == nil && ok(s) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("PodGroup e2e/%s after %s: %v (err %v)", name, timeout, s, err)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+func podScheduledCondition(pod *v1.Pod) *v1.PodCondition {
+	for i := range pod.Status.Conditions {
+		if pod.Status.Conditions[i].Type == v1.PodScheduled {
+			return &pod.Status.Conditions[i]
+		}
+	}
+	return nil
+}
+
+// groupPods lists the pods of namespace e2e that join the group.
+func groupPods(ctx context.Context, t *testing.T, c *cluster.Cluster, group string) []v1.Pod {
+	t.Helper()
+	pods, err := c.Client.CoreV1().Pods("e2e").List(ctx, metav1.ListOptions{LabelSelector: cluster.PodGroupLabel + "=" + group})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pods.Items
+}
+
+func getText(t *testing.T, url string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	body, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body)
+}
+
+// gangFits: a gang of 4 whose pods fit is bound in a pod-group cycle; the
+// scheduler marks the PodGroup scheduled and counts its bound pods, and the
+// admin API shows the cycle with the node of every pod.
+func gangFits(ctx context.Context, t *testing.T, c *cluster.Cluster) {
+	const group, n = "gang-fits", 4
+	if err := c.CreateGang(ctx, "e2e", group, n, n, cluster.PodOptions{CPU: "1"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.WaitBound(ctx, "e2e", group+"-", n, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	s := waitPodGroupState(ctx, t, c, group, 30*time.Second, func(s podGroupState) bool {
+		return s.scheduled == n && s.status == "True"
+	})
+	if s.reason != "Scheduled" {
+		t.Errorf("PodGroup %s: %v, want reason Scheduled", group, s)
+	}
+	t.Logf("PodGroup %s: %v", group, s)
+	nodeOf := map[string]string{}
+	for _, p := range groupPods(ctx, t, c, group) {
+		nodeOf[p.Name] = p.Spec.NodeName
+	}
+
+	// The list names the cycle that scheduled the group, pod by pod.
+	var list placementList
+	getJSON(t, c.Admin+"/debug/placements?output=json", &list)
+	found := false
+	for _, d := range list.Items {
+		if d.Namespace != "e2e" || d.PodGroup != group || d.Result != "Scheduled" {
+			continue
+		}
+		found = true
+		if d.Pods != n || len(d.Assignments) != n {
+			t.Errorf("decision for %s: %d pods, %d assignments; want %d", group, d.Pods, len(d.Assignments), n)
+		}
+		for _, a := range d.Assignments {
+			if a.Node == "" || a.Node != nodeOf[a.Pod] {
+				t.Errorf("decision for %s assigns %s to %q (failure %q); the pod is bound to %q", group, a.Pod, a.Node, a.Failure, nodeOf[a.Pod])
+			}
+		}
+	}
+	if !found {
+		t.Errorf("/debug/placements lists no Scheduled decision for e2e/%s: %+v", group, list.Items)
+	}
+	_, table := getText(t, c.Admin+"/debug/placements")
+	t.Logf("/debug/placements:\n%s", table)
+
+	// The group's route shows the newest cycle in full.
+	code, details := getText(t, c.Admin+"/debug/placements/e2e/"+group)
+	if code != http.StatusOK {
+		t.Fatalf("/debug/placements/e2e/%s: HTTP %d: %s", group, code, details)
+	}
+	t.Logf("/debug/placements/e2e/%s:\n%s", group, details)
+	newest, _, _ := strings.Cut(details, "\n---\n")
+	// Compared with the table's alignment squashed to single spaces.
+	newest = strings.Join(strings.Fields(newest), " ")
+	want := []string{"Pod group: e2e/" + group, "Result: Scheduled", fmt.Sprintf("Assignments (%d):", n)}
+	for name, node := range nodeOf {
+		want = append(want, name+" "+node+" <none>")
+	}
+	for _, w := range want {
+		if !strings.Contains(newest, w) {
+			t.Errorf("/debug/placements/e2e/%s: the newest decision does not show %q", group, w)
+		}
+	}
+}
+
+// gangTooBig: a gang with one pod more than the cluster has room for binds
+// none of them. Every pod says so in its PodScheduled condition, the
+// PodGroup is marked unschedulable, and /debug/queue shows the pods waiting
+// with their group.
+func gangTooBig(ctx context.Context, t *testing.T, c *cluster.Cluster, nodes int) {
+	const group = "gang-too-big"
+	// 17 CPUs: one pod per 32-CPU node, so nodes of them fit and one does not.
+	n := nodes + 1
+	if err := c.CreateGang(ctx, "e2e", group, n, n, cluster.PodOptions{CPU: "17"}); err != nil {
+		t.Fatal(err)
+	}
+	// The pods go when the checks are done: the scenarios that follow do
+	// not run with a gang retried on every event.
+	defer func() {
+		if err := c.Client.CoreV1().Pods("e2e").DeleteCollection(ctx, metav1.DeleteOptions{},
+			metav1.ListOptions{LabelSelector: cluster.PodGroupLabel + "=" + group}); err != nil {
+			t.Errorf("deleting the pods of %s: %v", group, err)
+		}
+	}()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		pods := groupPods(ctx, t, c, group)
+		failed := 0
+		var last string
+		for i := range pods {
+			if pods[i].Spec.NodeName != "" {
+				t.Fatalf("pod %s of the gang that does not fit was bound to %s", pods[i].Name, pods[i].Spec.NodeName)
+			}
+			cond := podScheduledCondition(&pods[i])
+			if cond != nil && cond.Status == v1.ConditionFalse && cond.Reason == v1.PodReasonUnschedulable &&
+				strings.Contains(cond.Message, "no pod of the group was bound") {
+				failed++
+				last = cond.Message
+			}
+		}
+		if len(pods) == n && failed == n {
+			t.Logf("pod message: %s", last)
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d pods of %s have PodScheduled=False with the group's message after a minute", failed, n, group)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	s := waitPodGroupState(ctx, t, c, group, 30*time.Second, func(s podGroupState) bool {
+		return s.status == "False" && s.reason == "Unschedulable"
+	})
+	t.Logf("PodGroup %s: %v", group, s)
+	if s.scheduled != 0 {
+		t.Errorf("PodGroup %s: status.scheduled %d, want 0", group, s.scheduled)
+	}
+
+	// The admin API shows every member waiting, with its group.
+	code, queue := getText(t, c.Admin+"/debug/queue?namespace=e2e&podGroup="+group)
+	if code != http.StatusOK {
+		t.Fatalf("/debug/queue: HTTP %d: %s", code, queue)
+	}
+	t.Logf("/debug/queue?namespace=e2e&podGroup=%s:\n%s", group, queue)
+	lines := strings.Split(queue, "\n")
+	header := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "NAMESPACE") })
+	if header < 0 || !strings.HasSuffix(strings.TrimSpace(lines[header]), "POD GROUP") {
+		t.Fatalf("/debug/queue has no POD GROUP column:\n%s", queue)
+	}
+	for i := range n {
+		name := fmt.Sprintf("%s-%d", group, i)
+		if !slices.ContainsFunc(lines, func(l string) bool {
+			f := strings.Fields(l)
+			return len(f) > 2 && f[0] == "e2e" && f[1] == name && f[len(f)-1] == group
+		}) {
+			t.Errorf("/debug/queue does not list %s with POD GROUP %s", name, group)
+		}
+	}
+
+	// And the cycles that did not bind the group.
+	var list placementList
+	getJSON(t, c.Admin+"/debug/placements/e2e/"+group+"?output=json", &list)
+	if len(list.Items) == 0 || list.Items[0].Result != "Unschedulable" {
+		t.Fatalf("/debug/placements/e2e/%s: %+v, want the newest Unschedulable", group, list.Items)
+	}
+	for _, a := range list.Items[0].Assignments {
+		if a.Node != "" || a.Failure == "" {
+			t.Errorf("the unschedulable cycle assigns %s to %q with failure %q; want no node and a reason", a.Pod, a.Node, a.Failure)
+		}
+	}
+}
+
+// podGroupsIgnoredGatesOff: with GangScheduling off the scheduler ignores
+// PodGroups: three pods of a gang of minCount 4 (which the gate would hold
+// until a fourth exists) are bound one by one, the PodGroup gets no status,
+// and /debug/placements answers 501.
+func podGroupsIgnoredGatesOff(ctx context.Context, t *testing.T, c *cluster.Cluster) {
+	const group = "gates-off"
+	if err := c.CreateGang(ctx, "e2e", group, 4, 3, cluster.PodOptions{CPU: "100m"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.WaitBound(ctx, "e2e", group+"-", 3, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := getPodGroupState(ctx, c, group); err != nil || s.conditions != 0 || s.scheduled != 0 {
+		t.Errorf("PodGroup %s with the gate off: %v (err %v), want no status", group, s, err)
+	}
+	if code, body := getText(t, c.Admin+"/debug/placements"); code != http.StatusNotImplemented {
+		t.Errorf("/debug/placements with the gate off: HTTP %d, want 501: %s", code, body)
+	}
+}
+
+// podGroupRBAC: the local control plane authorizes the scheduler (user
+// system:kube-scheduler, RBAC) with the stock roles and
+// scheduler/deploy/podgroup-rbac.yaml only: it may read PodGroups and write
+// their status, and nothing more on them.
+func podGroupRBAC(ctx context.Context, t *testing.T, c *cluster.Cluster) {
+	for _, tc := range []struct {
+		verb, subresource string
+		allowed           bool
+	}{
+		{"list", "", true}, {"watch", "", true}, {"get", "", true},
+		{"patch", "status", true}, {"update", "status", true},
+		{"create", "", false}, {"delete", "", false}, {"update", "", false}, {"patch", "", false},
+	} {
+		sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+			User: "system:kube-scheduler",
+			ResourceAttributes: &authorizationv1.ResourceAttributes{
+				Namespace: "e2e", Verb: tc.verb, Group: cluster.PodGroupResource.Group,
+				Resource: cluster.PodGroupResource.Resource, Subresource: tc.subresource,
+			},
+		}}
+		got, err := c.Client.AuthorizationV1().SubjectAccessReviews().Create(ctx, sar, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Status.Allowed != tc.allowed {
+			t.Errorf("system:kube-scheduler %s podgroups/%s: allowed=%v (%s), want %v", tc.verb, tc.subresource, got.Status.Allowed, got.Status.Reason, tc.allowed)
+		}
+	}
 }

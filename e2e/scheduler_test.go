@@ -47,8 +47,12 @@ func deployDir() string {
 	return filepath.Join(filepath.Dir(file), "..", "scheduler", "deploy")
 }
 
-// startCluster starts a control plane with 6 fake nodes (500 pods and 100
-// devices each) for the test, and stops it when the test ends.
+// e2eNodes is the number of fake nodes startCluster creates.
+const e2eNodes = 6
+
+// startCluster starts a control plane with e2eNodes fake nodes (32 CPUs,
+// 500 pods and 100 devices each) for the test, and stops it when the test
+// ends.
 func startCluster(t *testing.T, gates string) *cluster.Cluster {
 	t.Helper()
 	ctx := t.Context()
@@ -70,7 +74,7 @@ func startCluster(t *testing.T, gates string) *cluster.Cluster {
 		}
 		c.Stop()
 	})
-	if err := c.CreateNodes(ctx, cluster.NodeSpec{Count: 6, Zones: 3, Racks: 2, Pods: 500, Devices: 100}); err != nil {
+	if err := c.CreateNodes(ctx, cluster.NodeSpec{Count: e2eNodes, Zones: 3, Racks: 2, Pods: 500, Devices: 100}); err != nil {
 		t.Fatal(err)
 	}
 	return c
@@ -81,7 +85,7 @@ func startCluster(t *testing.T, gates string) *cluster.Cluster {
 func TestScheduler(t *testing.T) {
 	for _, tc := range []struct{ name, gates string }{
 		{"default gates", ""},
-		{"kspatch gates off", "SchedulerPreQueueingHints=false,SchedulerAsyncAPICalls=false"},
+		{"kspatch gates off", "SchedulerPreQueueingHints=false,SchedulerAsyncAPICalls=false,GangScheduling=false"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := startCluster(t, tc.gates)
@@ -96,19 +100,26 @@ func TestScheduler(t *testing.T) {
 			t.Run("binds ordinary pods", func(t *testing.T) { bindsOrdinaryPods(ctx, t, c) })
 			t.Run("unschedulable pod", func(t *testing.T) { unschedulablePod(ctx, t, c) })
 			t.Run("API calls through the queue", func(t *testing.T) { asyncAPICalls(ctx, t, c, tc.gates == "") })
+			// Early, so that Prometheus has scraped the pod-group metrics
+			// by the time the dashboards are checked.
+			if tc.gates == "" {
+				t.Run("PodGroup API validation", func(t *testing.T) { podGroupValidation(ctx, t, c) })
+				t.Run("PodGroup RBAC of the scheduler", func(t *testing.T) { podGroupRBAC(ctx, t, c) })
+				t.Run("PodGroup gang that fits", func(t *testing.T) { gangFits(ctx, t, c) })
+				t.Run("PodGroup gang too big", func(t *testing.T) { gangTooBig(ctx, t, c, e2eNodes) })
+			} else {
+				t.Run("PodGroup labels ignored", func(t *testing.T) { podGroupsIgnoredGatesOff(ctx, t, c) })
+			}
 			t.Run("DRA claim-template burst", func(t *testing.T) { draBurst(ctx, t, c, 500) })
 			t.Run("shared claim", func(t *testing.T) { sharedClaim(ctx, t, c) })
 			t.Run("API server restart during a burst", func(t *testing.T) { apiServerRestart(ctx, t, c) })
 			t.Run("second scheduler from the deploy manifest", func(t *testing.T) { secondScheduler(ctx, t, c) })
-			if tc.gates == "" {
-				t.Run("PodGroup API validation", func(t *testing.T) { podGroupValidation(ctx, t, c) })
-			}
 			t.Run("Prometheus scrapes the scheduler", func(t *testing.T) { prometheusScrapes(ctx, t, c, promBase) })
 			// Every panel of the dashboards shows data. With the kspatch
 			// gates off only the overview applies: the enhancements' metrics
 			// stay empty.
 			gatesOff := tc.gates != ""
-			dashboards := map[string]bool{"kspatch-overview": true, "kspatch-prequeueinghint": !gatesOff, "kspatch-apicalls": !gatesOff}
+			dashboards := map[string]bool{"kspatch-overview": true, "kspatch-prequeueinghint": !gatesOff, "kspatch-apicalls": !gatesOff, "kspatch-podgroups": !gatesOff}
 			t.Run("dashboards show live data", func(t *testing.T) { dashboardsShowData(ctx, t, promBase, since, dashboards, gatesOff) })
 		})
 	}

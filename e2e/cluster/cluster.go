@@ -221,6 +221,13 @@ func Start(ctx context.Context, opts Options) (_ *Cluster, err error) {
 	if err := c.installCRD(ctx, filepath.Join(opts.DeployDir, PodGroupCRDManifest)); err != nil {
 		return nil, err
 	}
+	// The scheduler authenticates as system:kube-scheduler under RBAC, like
+	// kubeadm's static pod: it reads PodGroups only with the grant an
+	// operator applies.
+	fmt.Fprintln(opts.Log, "installing the scheduler's PodGroup RBAC")
+	if err := c.applyAll(ctx, filepath.Join(opts.DeployDir, PodGroupRBACManifest)); err != nil {
+		return nil, err
+	}
 
 	fmt.Fprintln(opts.Log, "starting kube-controller-manager")
 	if err := c.start("kube-controller-manager", "--kubeconfig", kubeconfigs["controller-manager"],

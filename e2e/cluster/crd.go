@@ -17,6 +17,31 @@ var crdResource = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Ver
 // PodGroupResource is the PodGroup API the CRD serves.
 var PodGroupResource = schema.GroupVersionResource{Group: "scheduling.kspatch.io", Version: "v1alpha1", Resource: "podgroups"}
 
+// PodGroupLabel is the label by which a pod joins the PodGroup it names
+// (in the pod's namespace).
+const PodGroupLabel = "scheduling.kspatch.io/pod-group"
+
+// CreateGang creates a PodGroup with a gang policy of minCount, then n pods
+// name-0 … name-(n-1) (made by Pod from o) that join it.
+func (c *Cluster) CreateGang(ctx context.Context, namespace, name string, minCount, n int, o PodOptions) error {
+	pg := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": PodGroupResource.GroupVersion().String(), "kind": "PodGroup",
+		"metadata": map[string]any{"name": name, "namespace": namespace},
+		"spec": map[string]any{"schedulingPolicy": map[string]any{
+			"gang": map[string]any{"minCount": int64(minCount)},
+		}},
+	}}
+	if _, err := c.Dynamic.Resource(PodGroupResource).Namespace(namespace).Create(ctx, pg, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("creating PodGroup %s/%s: %w", namespace, name, err)
+	}
+	labels := map[string]string{PodGroupLabel: name}
+	for k, v := range o.Labels {
+		labels[k] = v
+	}
+	o.Labels = labels
+	return c.CreatePods(ctx, namespace, name, n, o)
+}
+
 // installCRD creates a CustomResourceDefinition from a one-document manifest
 // and waits until the API server serves it.
 func (c *Cluster) installCRD(ctx context.Context, path string) error {

@@ -29,6 +29,9 @@ const (
 	SecondSchedulerManifest = "second-scheduler.yaml"
 	// PodGroupCRDManifest is the PodGroup CustomResourceDefinition.
 	PodGroupCRDManifest = "podgroup-crd.yaml"
+	// PodGroupRBACManifest grants the static pod's user
+	// (system:kube-scheduler) access to PodGroups.
+	PodGroupRBACManifest = "podgroup-rbac.yaml"
 )
 
 // ReadManifest decodes every object of a multi-document YAML file.
@@ -159,4 +162,21 @@ func objectName(obj runtime.Object) string {
 		return m.GetName()
 	}
 	return "?"
+}
+
+// applyAll creates every object of the manifest at path; it fails on an
+// object Apply does not create.
+func (c *Cluster) applyAll(ctx context.Context, path string) error {
+	objs, err := ReadManifest(path)
+	if err != nil {
+		return err
+	}
+	rest, err := c.Apply(ctx, objs)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if len(rest) > 0 {
+		return fmt.Errorf("%s: %T %s is not an object the local control plane applies", path, rest[0], objectName(rest[0]))
+	}
+	return nil
 }

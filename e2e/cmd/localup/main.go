@@ -61,7 +61,7 @@ func run(ctx context.Context, opts cluster.Options, nodes cluster.NodeSpec, demo
 		return err
 	}
 	if demo {
-		if err := loadDemo(ctx, c, nodes.Devices > 0); err != nil {
+		if err := loadDemo(ctx, c, nodes.Count, nodes.Devices > 0); err != nil {
 			return err
 		}
 	}
@@ -82,12 +82,15 @@ The control plane is up (%s). Try:
   export KUBECONFIG=%s
   %s get nodes -L topology.kubernetes.io/zone,topology.kubernetes.io/rack
   %s get pods -n demo -o wide
+  %s get podgroups -n demo
   curl -s %s/debug/queue
   curl -s '%s/debug/queue?queue=unschedulable'
   curl -s %s/debug/queue/pods/demo/too-big
   curl -s '%s/debug/queue?output=json'
   curl -s %s/debug/apicalls
-`, time.Since(start).Round(time.Second), c.Kubeconfig, kubectl, kubectl, a, a, a, a, a)
+  curl -s %s/debug/placements
+  curl -s %s/debug/placements/demo/too-big
+`, time.Since(start).Round(time.Second), c.Kubeconfig, kubectl, kubectl, kubectl, a, a, a, a, a, a, a)
 	if promURL != "" {
 		fmt.Printf(`
 Prometheus scrapes the scheduler every 5s:
@@ -103,9 +106,11 @@ For Grafana, add %s as a Prometheus data source and import dashboards/*.json
 }
 
 // loadDemo creates, in namespace demo: a burst of pods that each get a
-// device through a ResourceClaimTemplate, three pods sharing one claim, and
-// one pod that cannot fit anywhere.
-func loadDemo(ctx context.Context, c *cluster.Cluster, dra bool) error {
+// device through a ResourceClaimTemplate, three pods sharing one claim, one
+// pod that cannot fit anywhere, a gang of four pods that fits (PodGroup
+// train) and a gang that does not (PodGroup too-big: one pod more than there
+// are nodes, each pod needing more than half a node's CPUs, so none is bound).
+func loadDemo(ctx context.Context, c *cluster.Cluster, nodes int, dra bool) error {
 	const ns = "demo"
 	fmt.Println("loading the demo in namespace", ns)
 	if err := c.CreateNamespace(ctx, ns); err != nil {
@@ -128,6 +133,12 @@ func loadDemo(ctx context.Context, c *cluster.Cluster, dra bool) error {
 	if err := c.CreatePods(ctx, ns, "web", 10, cluster.PodOptions{CPU: "500m"}); err != nil {
 		return err
 	}
-	_, err := c.Client.CoreV1().Pods(ns).Create(ctx, cluster.Pod(ns, "too-big", cluster.PodOptions{CPU: "1000"}), metav1.CreateOptions{})
-	return err
+	if _, err := c.Client.CoreV1().Pods(ns).Create(ctx, cluster.Pod(ns, "too-big", cluster.PodOptions{CPU: "1000"}), metav1.CreateOptions{}); err != nil {
+		return err
+	}
+	if err := c.CreateGang(ctx, ns, "train", 4, 4, cluster.PodOptions{CPU: "2"}); err != nil {
+		return err
+	}
+	// The fake nodes have 32 CPUs: one pod of 17 per node.
+	return c.CreateGang(ctx, ns, "too-big", nodes+1, nodes+1, cluster.PodOptions{CPU: "17"})
 }

@@ -145,6 +145,9 @@ func runScheduler(cmd *cobra.Command, opts *options.Options, adminOpts *adminOpt
 	if q := sched.APIQueue(); q != nil {
 		adminAPI.APICalls = &admin.APICallSource{Queue: q}
 	}
+	if pg := sched.PodGroups(); pg != nil {
+		adminAPI.Placements = &admin.PlacementSource{Recorder: pg.Recorder()}
+	}
 	if adminOpts.Port != 0 {
 		srv := adminapi.NewServer(net.JoinHostPort(adminOpts.Address, strconv.Itoa(adminOpts.Port)), adminAPI)
 		if err := srv.Start(); err != nil {

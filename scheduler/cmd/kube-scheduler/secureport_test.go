@@ -138,6 +138,9 @@ users:
 		{name: "secure port, permitted user", url: secureURL, token: adminToken, wantCode: http.StatusOK, wantBody: `"kind": "QueueList"`},
 		{name: "secure port, permitted user, unknown route", url: fmt.Sprintf("https://127.0.0.1:%d/debug/kspatch/nope", securePort), token: adminToken, wantCode: http.StatusNotFound},
 		{name: "admin listener", url: adminURL, wantCode: http.StatusOK, wantBody: `"kind": "QueueList"`},
+		// GangScheduling is on by default: the pod-group cycles' record is
+		// served (empty here), not a 501.
+		{name: "admin listener, placements", url: fmt.Sprintf("http://127.0.0.1:%d/debug/placements?output=json", adminPort), wantCode: http.StatusOK, wantBody: `"kind": "PlacementDecisionList"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,0 +1,187 @@
+package admin
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/kubernetes/pkg/scheduler/backend/podgroup"
+
+	"kspatch.dev/adminapi"
+)
+
+type fakeRecorder []podgroup.Decision
+
+func (f fakeRecorder) Snapshot() []podgroup.Decision { return f }
+
+func TestPlacementSnapshot(t *testing.T) {
+	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	train := types.NamespacedName{Namespace: "ml", Name: "train"}
+	pod := func(name string) types.NamespacedName { return types.NamespacedName{Namespace: "ml", Name: name} }
+	tests := []struct {
+		name      string
+		decisions fakeRecorder
+		want      []adminapi.PlacementDecision
+	}{
+		{name: "empty", want: []adminapi.PlacementDecision{}},
+		{
+			name: "gang scheduled",
+			decisions: fakeRecorder{{
+				PodGroup: train, Time: now.Add(-time.Minute), Duration: 3 * time.Millisecond, Result: podgroup.ResultScheduled,
+				Message: "2 of 2 pods fit and were sent to binding (0 already scheduled, minCount 2)", MinCount: 2,
+				Assignments: []podgroup.Assignment{{Pod: pod("w-0"), Node: "node-1"}, {Pod: pod("w-1"), Node: "node-2"}},
+			}},
+			want: []adminapi.PlacementDecision{{
+				Namespace: "ml", PodGroup: "train", Time: now.Add(-time.Minute), Duration: 3 * time.Millisecond, Result: adminapi.ResultScheduled,
+				Message: "2 of 2 pods fit and were sent to binding (0 already scheduled, minCount 2)", Pods: 2,
+				Assignments: []adminapi.PodAssignment{{Pod: "w-0", Node: "node-1"}, {Pod: "w-1", Node: "node-2"}},
+			}},
+		},
+		{
+			name: "gang unschedulable, then an error; newest first is kept",
+			decisions: fakeRecorder{
+				{
+					PodGroup: train, Time: now.Add(-time.Second), Result: podgroup.ResultError, Message: "PodGroup ml/train does not exist",
+					Assignments: []podgroup.Assignment{{Pod: pod("w-0"), Failure: "PodGroup ml/train does not exist"}},
+				},
+				{
+					PodGroup: train, Time: now.Add(-time.Minute), Duration: time.Millisecond, Result: podgroup.ResultUnschedulable, MinCount: 3,
+					Message: "1 of 3 pods fit, 3 needed",
+					Assignments: []podgroup.Assignment{
+						{Pod: pod("w-0"), Failure: "fit on node-1, undone: the group did not fit"},
+						{Pod: pod("w-1"), Failure: "0/6 nodes are available: 6 Insufficient cpu."},
+						{Pod: pod("w-2"), Failure: "not tried: the pods left could not reach minCount"},
+					},
+				},
+			},
+			want: []adminapi.PlacementDecision{
+				{
+					Namespace: "ml", PodGroup: "train", Time: now.Add(-time.Second), Result: adminapi.ResultError, Message: "PodGroup ml/train does not exist", Pods: 1,
+					Assignments: []adminapi.PodAssignment{{Pod: "w-0", Failure: "PodGroup ml/train does not exist"}},
+				},
+				{
+					Namespace: "ml", PodGroup: "train", Time: now.Add(-time.Minute), Duration: time.Millisecond, Result: adminapi.ResultUnschedulable,
+					Message: "1 of 3 pods fit, 3 needed", Pods: 3,
+					Assignments: []adminapi.PodAssignment{
+						{Pod: "w-0", Failure: "fit on node-1, undone: the group did not fit"},
+						{Pod: "w-1", Failure: "0/6 nodes are available: 6 Insufficient cpu."},
+						{Pod: "w-2", Failure: "not tried: the pods left could not reach minCount"},
+					},
+				},
+			},
+		},
+		{
+			name: "a pod outside the group's namespace is named in full",
+			decisions: fakeRecorder{{
+				PodGroup: train, Time: now, Result: podgroup.ResultScheduled,
+				Assignments: []podgroup.Assignment{{Pod: types.NamespacedName{Namespace: "other", Name: "w-0"}, Node: "node-1"}},
+			}},
+			want: []adminapi.PlacementDecision{{
+				Namespace: "ml", PodGroup: "train", Time: now, Result: adminapi.ResultScheduled, Pods: 1,
+				Assignments: []adminapi.PodAssignment{{Pod: "other/w-0", Node: "node-1"}},
+			}},
+		},
+		{
+			name:      "a decision without assignments",
+			decisions: fakeRecorder{{PodGroup: train, Time: now, Result: "Unknown"}},
+			want: []adminapi.PlacementDecision{{
+				Namespace: "ml", PodGroup: "train", Time: now, Result: "Unknown", Assignments: []adminapi.PodAssignment{},
+			}},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			src := &PlacementSource{Recorder: tc.decisions, Now: func() time.Time { return now }}
+			snap, err := src.PlacementSnapshot(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !snap.TakenAt.Equal(now) {
+				t.Errorf("TakenAt %v, want %v", snap.TakenAt, now)
+			}
+			if diff := cmp.Diff(tc.want, snap.Decisions); diff != "" {
+				t.Errorf("decisions (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestPlacementSnapshotNoRecorder(t *testing.T) {
+	if _, err := (&PlacementSource{}).PlacementSnapshot(context.Background()); err == nil {
+		t.Error("no error without a recorder")
+	}
+}
+
+// TestPlacementsFromRecorder serves a real recorder through the admin API's
+// router: the list shows the newest cycle first, and the per-group route
+// only that group's cycles with their assignments.
+func TestPlacementsFromRecorder(t *testing.T) {
+	start := time.Now().Add(-time.Minute)
+	r := podgroup.NewRecorder(2)
+	r.Record(podgroup.Decision{PodGroup: types.NamespacedName{Namespace: "ml", Name: "old"}, Time: start, Result: podgroup.ResultScheduled})
+	r.Record(podgroup.Decision{
+		PodGroup: types.NamespacedName{Namespace: "ml", Name: "train"}, Time: start.Add(time.Second), Duration: 2 * time.Millisecond,
+		Result: podgroup.ResultUnschedulable, Message: "1 of 2 pods fit, 2 needed",
+		Assignments: []podgroup.Assignment{
+			{Pod: types.NamespacedName{Namespace: "ml", Name: "w-0"}, Failure: "fit on node-1, undone: the group did not fit"},
+			{Pod: types.NamespacedName{Namespace: "ml", Name: "w-1"}, Failure: "0/6 nodes are available"},
+		},
+	})
+	// The ring keeps two: the first is dropped.
+	r.Record(podgroup.Decision{
+		PodGroup: types.NamespacedName{Namespace: "ml", Name: "train"}, Time: start.Add(2 * time.Second), Result: podgroup.ResultScheduled,
+		Assignments: []podgroup.Assignment{
+			{Pod: types.NamespacedName{Namespace: "ml", Name: "w-0"}, Node: "node-1"},
+			{Pod: types.NamespacedName{Namespace: "ml", Name: "w-1"}, Node: "node-2"},
+		},
+	})
+	router := adminapi.NewRouter(adminapi.Options{Placements: &PlacementSource{Recorder: r}})
+
+	var list struct {
+		Kind     string `json:"kind"`
+		Recorded int    `json:"recorded"`
+		Items    []struct {
+			Namespace, PodGroup, Result string
+			Pods                        int
+			Assignments                 []struct{ Pod, Node, Failure string }
+		} `json:"items"`
+	}
+	rec := serve(router, "/debug/placements?output=json")
+	if rec.Code != http.StatusOK {
+		t.Fatalf("/debug/placements: HTTP %d: %s", rec.Code, rec.Body)
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &list); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, it := range list.Items {
+		got = append(got, it.Namespace+"/"+it.PodGroup+" "+it.Result)
+	}
+	if diff := cmp.Diff([]string{"ml/train Scheduled", "ml/train Unschedulable"}, got); diff != "" {
+		t.Errorf("/debug/placements items (-want +got):\n%s", diff)
+	}
+	if list.Kind != "PlacementDecisionList" || list.Recorded != 2 {
+		t.Errorf("kind %q, recorded %d; want PlacementDecisionList, 2", list.Kind, list.Recorded)
+	}
+	if it := list.Items[0]; it.Pods != 2 || len(it.Assignments) != 2 || it.Assignments[1].Pod != "w-1" || it.Assignments[1].Node != "node-2" {
+		t.Errorf("newest decision %+v, want 2 pods, w-1 on node-2", it)
+	}
+
+	rec = serve(router, "/debug/placements/ml/train")
+	if rec.Code != http.StatusOK {
+		t.Fatalf("/debug/placements/ml/train: HTTP %d: %s", rec.Code, rec.Body)
+	}
+	for _, want := range []string{"Pod group:", "ml/train", "Unschedulable", "w-0", "fit on node-1, undone: the group did not fit", "node-2"} {
+		if !strings.Contains(rec.Body.String(), want) {
+			t.Errorf("/debug/placements/ml/train does not show %q:\n%s", want, rec.Body)
+		}
+	}
+	if rec := serve(router, "/debug/placements/ml/old"); rec.Code != http.StatusNotFound {
+		t.Errorf("/debug/placements/ml/old (dropped from the ring): HTTP %d, want 404", rec.Code)
+	}
+}
