@@ -112,12 +112,14 @@ test-upstream: upstream ## upstream's scheduler unit tests on the patched tree
 	cd $(TREE) && go test -count=1 $(UPSTREAM_TEST_PKGS)
 
 # The kspatch tests of the series' packages, with the race detector.
-RACE_TESTS := PreQueueingHint|MovedByFlush|RejectorIndex|Snapshot|ClaimPodIndex|FailureSummary|PodGroup
+RACE_TESTS := PreQueueingHint|MovedByFlush|RejectorIndex|Snapshot|ClaimPodIndex|FailureSummary|PodGroup|Placement
 test-race: upstream ## the series' own unit tests with the race detector
 	cd $(TREE) && go test -race -count=1 -run '$(RACE_TESTS)' ./pkg/scheduler/backend/queue/ \
 		./pkg/scheduler/framework/plugins/dynamicresources/ ./pkg/scheduler/framework/ ./pkg/scheduler/
 	cd $(TREE) && go test -race -count=1 ./pkg/scheduler/backend/apiqueue/ ./pkg/scheduler/framework/plugins/defaultbinder/ \
-		./pkg/scheduler/backend/podgroup/
+		./pkg/scheduler/backend/podgroup/ ./pkg/scheduler/framework/plugins/topologyplacement/ \
+		./pkg/scheduler/framework/plugins/podgroupcount/
+	cd $(TREE) && go test -race -count=1 -run 'Placement' ./pkg/scheduler/framework/runtime/ ./pkg/scheduler/framework/plugins/noderesources/
 
 # The series' integration tests (etcd from make tools, on PATH).
 INTEGRATION_PKGS ?= ./test/integration/scheduler/prequeueinghint/... ./test/integration/scheduler/apiqueue/... \

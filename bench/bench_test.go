@@ -158,7 +158,7 @@ func TestRunRejectsBadFlags(t *testing.T) {
 		{"no api pods", "1000", "vanilla", "apicalls", 1, 0, "invalid -api-pods 0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := run(t.TempDir(), tc.sizes, tc.reps, tc.sides, "", "", 0, tc.suites, tc.apiPods, "", defaultGangOptions())
+			err := run(t.TempDir(), tc.sizes, tc.reps, tc.sides, "", "", 0, tc.suites, tc.apiPods, "", defaultGangOptions(), defaultPlacementOptions())
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("run: %v, want an error containing %q", err, tc.want)
 			}

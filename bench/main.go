@@ -6,9 +6,11 @@
 //
 // Suites (-suites): burst (DRA claim-template burst, KEP-6132;
 // docs/benchmarks.md), apicalls (API call latency, KEP-5229;
-// docs/benchmarks-apicalls.md) and gangs (gangs of PodGroup members against
-// the same pods without a group, KEP-5732; docs/benchmarks-gangs.md). The
-// default is burst,apicalls; gangs runs on request (-suites gangs).
+// docs/benchmarks-apicalls.md), gangs (gangs of PodGroup members against
+// the same pods without a group, KEP-5732; docs/benchmarks-gangs.md) and
+// placement (gangs kept in one rack against the same gangs without the
+// constraint, issue #8; docs/benchmarks-placement.md). The default is
+// burst,apicalls; gangs and placement run on request (-suites gangs,placement).
 //
 // Both trees get the same test-only harness: bench/scheduler_perf-data-items.patch
 // (histogram counts and sums, counters in the data items; counted and delayed
@@ -22,6 +24,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -37,7 +40,7 @@ func main() {
 		mdOut     = flag.String("markdown", "docs/benchmarks.md", "markdown summary to write (relative to -root); empty for none")
 		plotDir   = flag.String("plots", "docs/bench", "directory for the PNG plots (relative to -root); empty for none")
 		profile   = flag.Int("cpuprofile-size", 0, "also record a CPU profile of each side at this burst size")
-		suites    = flag.String("suites", defaultSuites, "suites to run: burst (DRA claim-template burst, KEP-6132), apicalls (API call latency, KEP-5229), gangs (gang scheduling, KEP-5732)")
+		suites    = flag.String("suites", defaultSuites, "suites to run: burst (DRA claim-template burst, KEP-6132), apicalls (API call latency, KEP-5229), gangs (gang scheduling, KEP-5732), placement (topology-aware placement of gangs, issue #8)")
 		apiPods   = flag.Int("api-pods", 1000, "measured pods of the apicalls suite")
 		apiMD     = flag.String("apicalls-markdown", "docs/benchmarks-apicalls.md", "markdown summary of the apicalls suite (relative to -root); empty for none")
 		gangSizes = flag.String("gang-sizes", joinInts(defaultGangOptions().Sizes), "gangs suite: pods per gang (each gang's PodGroup has minCount = its size), comma-separated")
@@ -45,6 +48,11 @@ func main() {
 		gangNodes = flag.Int("gang-nodes", defaultGangOptions().Nodes, "gangs suite: fake nodes")
 		gangMD    = flag.String("gangs-markdown", defaultGangOptions().Markdown, "markdown summary of the gangs suite (relative to -root); empty for none")
 		gangProf  = flag.Bool("gang-cpuprofile", false, "gangs suite: record a CPU profile of every run (cpu.pprof in its run directory)")
+		plClust   = flag.String("placement-clusters", formatPlacementClusters(defaultPlacementOptions().Clusters), "placement suite: cluster shapes as nodes/racks (racks of equal size), comma-separated")
+		plGang    = flag.Int("placement-gang-size", defaultPlacementOptions().GangSize, "placement suite: pods per gang (its PodGroup's minCount)")
+		plPods    = flag.Int("placement-pods", defaultPlacementOptions().Pods, "placement suite: measured pods of every workload; a multiple of the gang size")
+		plMD      = flag.String("placement-markdown", defaultPlacementOptions().Markdown, "markdown summary of the placement suite (relative to -root); empty for none")
+		plProf    = flag.Bool("placement-cpuprofile", false, "placement suite: record a CPU profile of every run (cpu.pprof in its run directory)")
 	)
 	flag.Parse()
 	sizes, err := parseGangSizes(*gangSizes)
@@ -52,8 +60,15 @@ func main() {
 		fmt.Fprintf(os.Stderr, "bench: %v\n", err)
 		os.Exit(1)
 	}
-	gangs := gangOptions{Sizes: sizes, Pods: *gangPods, Nodes: *gangNodes, Markdown: *gangMD, Profile: *gangProf, Command: commandLine(os.Args[1:])}
-	if err := run(*root, *sizesFlag, *reps, *sideNames, *mdOut, *plotDir, *profile, *suites, *apiPods, *apiMD, gangs); err != nil {
+	clusters, err := parsePlacementClusters(*plClust)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "bench: %v\n", err)
+		os.Exit(1)
+	}
+	command := commandLine(os.Args[1:])
+	gangs := gangOptions{Sizes: sizes, Pods: *gangPods, Nodes: *gangNodes, Markdown: *gangMD, Profile: *gangProf, Command: command}
+	placement := placementOptions{Clusters: clusters, GangSize: *plGang, Pods: *plPods, Markdown: *plMD, Profile: *plProf, Command: command}
+	if err := run(*root, *sizesFlag, *reps, *sideNames, *mdOut, *plotDir, *profile, *suites, *apiPods, *apiMD, gangs, placement); err != nil {
 		fmt.Fprintf(os.Stderr, "bench: %v\n", err)
 		os.Exit(1)
 	}
@@ -64,7 +79,9 @@ func main() {
 // repetition (about 2 minutes on 2 cores, plus building both trees'
 // scheduler_perf), which a plain `make bench` need not pay for while the
 // burst and apicalls suites are what most changes touch; run it with
-// -suites gangs (or -suites burst,apicalls,gangs).
+// -suites gangs (or -suites burst,apicalls,gangs). The placement suite is
+// not among them either: six runs per repetition, two of them on 5000
+// nodes; run it with -suites placement.
 const defaultSuites = "burst,apicalls"
 
 // commandLine is the make command that repeats a run with args (bench's
@@ -91,7 +108,7 @@ func commandLine(args []string) string {
 	return "make bench BENCH_ARGS='" + strings.Join(kept, " ") + "'"
 }
 
-func run(root, sizesFlag string, reps int, sideNames, mdOut, plotDir string, profileSize int, suites string, apiPods int, apiMD string, gangs gangOptions) error {
+func run(root, sizesFlag string, reps int, sideNames, mdOut, plotDir string, profileSize int, suites string, apiPods int, apiMD string, gangs gangOptions, placement placementOptions) error {
 	root, err := filepath.Abs(root)
 	if err != nil {
 		return err
@@ -107,7 +124,7 @@ func run(root, sizesFlag string, reps int, sideNames, mdOut, plotDir string, pro
 	if err != nil {
 		return err
 	}
-	runBurst, runAPI, runGang := false, false, false
+	runBurst, runAPI, runGang, runPlace := false, false, false, false
 	for _, s := range strings.Split(suites, ",") {
 		switch strings.TrimSpace(s) {
 		case "burst":
@@ -116,22 +133,15 @@ func run(root, sizesFlag string, reps int, sideNames, mdOut, plotDir string, pro
 			runAPI = true
 		case "gangs":
 			runGang = true
+		case "placement":
+			runPlace = true
 		default:
-			return fmt.Errorf("unknown suite %q in -suites: allowed are burst, apicalls, gangs", s)
+			return fmt.Errorf("unknown suite %q in -suites: allowed are burst, apicalls, gangs, placement", s)
 		}
 	}
-	var gangFileSet map[string][]byte
-	if runGang {
-		if err := gangs.validate(); err != nil {
-			return err
-		}
-		crd, err := os.ReadFile(filepath.Join(root, gangCRDFile))
-		if err != nil {
-			return fmt.Errorf("the gangs suite needs the PodGroup CRD: %w", err)
-		}
-		if gangFileSet, err = gangFiles(crd, gangs.Sizes); err != nil {
-			return err
-		}
+	files, err := groupSuiteFiles(root, runGang, runPlace, gangs, placement)
+	if err != nil {
+		return err
 	}
 	if apiPods < 1 || apiPods > apiNodes*podsPerAPINode {
 		return fmt.Errorf("invalid -api-pods %d: must be between 1 and %d (the apicalls suite's %d nodes hold %d of its pods each)", apiPods, apiNodes*podsPerAPINode, apiNodes, podsPerAPINode)
@@ -141,7 +151,7 @@ func run(root, sizesFlag string, reps int, sideNames, mdOut, plotDir string, pro
 	if runBurst {
 		trees = treesOf(chosen)
 	}
-	if runAPI || runGang {
+	if runAPI || runGang || runPlace {
 		trees = []string{"vanilla", "patched"}
 	}
 	for _, tree := range trees {
@@ -149,7 +159,10 @@ func run(root, sizesFlag string, reps int, sideNames, mdOut, plotDir string, pro
 		if runGang {
 			config += gangsConfig(tree, gangs)
 		}
-		if err := h.prepare(tree, config, gangFileSet); err != nil {
+		if runPlace {
+			config += placementConfig(tree, placement)
+		}
+		if err := h.prepare(tree, config, files); err != nil {
 			return fmt.Errorf("preparing the %s tree: %w", tree, err)
 		}
 	}
@@ -160,6 +173,11 @@ func run(root, sizesFlag string, reps int, sideNames, mdOut, plotDir string, pro
 	}
 	if runGang {
 		if err := runGangs(h, reps, gangs); err != nil {
+			return err
+		}
+	}
+	if runPlace {
+		if err := runPlacement(h, reps, placement); err != nil {
 			return err
 		}
 	}
@@ -195,6 +213,49 @@ func run(root, sizesFlag string, reps int, sideNames, mdOut, plotDir string, pro
 		fmt.Printf("\nwrote %s\n", mdOut)
 	}
 	return nil
+}
+
+// groupSuiteFiles validates the options of the pod-group suites that run
+// and returns their templates for the workload package (nil when neither
+// runs). Both read the checkout's PodGroup CRD.
+func groupSuiteFiles(root string, runGang, runPlace bool, gangs gangOptions, placement placementOptions) (map[string][]byte, error) {
+	if !runGang && !runPlace {
+		return nil, nil
+	}
+	if runGang {
+		if err := gangs.validate(); err != nil {
+			return nil, err
+		}
+	}
+	if runPlace {
+		if err := placement.validate(); err != nil {
+			return nil, err
+		}
+	}
+	crd, err := os.ReadFile(filepath.Join(root, gangCRDFile))
+	if err != nil {
+		suite := "gangs"
+		if !runGang {
+			suite = "placement"
+		}
+		return nil, fmt.Errorf("the %s suite needs the PodGroup CRD: %w", suite, err)
+	}
+	files := map[string][]byte{}
+	if runGang {
+		more, err := gangFiles(crd, gangs.Sizes)
+		if err != nil {
+			return nil, err
+		}
+		maps.Copy(files, more)
+	}
+	if runPlace {
+		more, err := placementFiles(crd, placement)
+		if err != nil {
+			return nil, err
+		}
+		maps.Copy(files, more)
+	}
+	return files, nil
 }
 
 func parseSizes(s string) ([]int, error) {

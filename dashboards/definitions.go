@@ -16,11 +16,19 @@ import (
 // files are written in (Grafana 12; newer Grafana versions migrate it).
 const SchemaVersion = 41
 
-// Dashboard is one generated dashboard.
+// Dashboard is one generated dashboard: its panels, then its rows.
 type Dashboard struct {
 	File, UID, Title, Description string
 	Tags                          []string
 	Panels                        []Panel
+	Rows                          []Row
+}
+
+// Row is a titled group of panels shown below the dashboard's own panels
+// (a Grafana row, expanded).
+type Row struct {
+	Title  string
+	Panels []Panel
 }
 
 // Panel is a time-series panel.
@@ -56,14 +64,26 @@ func rate(metric, extra, by string) string {
 }
 
 func quantile(q float64, histogram, by string) Target {
-	groups := "le"
 	legend := fmt.Sprintf("p%g", q*100)
 	if by != "" {
-		groups = by + ", le"
 		legend = fmt.Sprintf("p%g {{%s}}", q*100, by)
 	}
+	return quantileWhere(q, histogram, "", by, legend)
+}
+
+// quantileWhere is quantile over the series that also match extra (label
+// matchers), grouped by the labels in by, with its own legend.
+func quantileWhere(q float64, histogram, extra, by, legend string) Target {
+	s := sel
+	if extra != "" {
+		s += ", " + extra
+	}
+	groups := "le"
+	if by != "" {
+		groups = by + ", le"
+	}
 	return Target{
-		Expr:   fmt.Sprintf("histogram_quantile(%g, sum by (%s) (rate(%s_bucket{%s}[$__rate_interval])))", q, groups, histogram, sel),
+		Expr:   fmt.Sprintf("histogram_quantile(%g, sum by (%s) (rate(%s_bucket{%s}[$__rate_interval])))", q, groups, histogram, s),
 		Legend: legend,
 	}
 }
@@ -72,9 +92,8 @@ func percentiles(histogram, by string) []Target {
 	return []Target{quantile(0.5, histogram, by), quantile(0.9, histogram, by), quantile(0.99, histogram, by)}
 }
 
-// All returns the dashboards. Placement panels come with the metrics of the
-// Placement feature; no dashboard charts a metric the scheduler does not
-// export.
+// All returns the dashboards. No dashboard charts a metric the scheduler
+// does not export.
 func All() []Dashboard {
 	return []Dashboard{
 		{
@@ -182,7 +201,7 @@ func All() []Dashboard {
 		},
 		{
 			File: "kspatch-podgroups.json", UID: "kspatch-podgroups", Title: "kspatch / Pod groups (KEP-5732)",
-			Description: "Pod-group (gang) scheduling cycles (gate GangScheduling): how often groups are tried, how often they fit, how long a cycle takes, and the pods the group logic holds back. `curl 127.0.0.1:10261/debug/placements` shows the recent cycles pod by pod.",
+			Description: "Pod-group (gang) scheduling cycles (gate GangScheduling): how often groups are tried, how often they fit, how long a cycle takes, and the pods the group logic holds back; the Placement row charts topology-aware placement (gate TopologyAwareWorkloadScheduling). `curl 127.0.0.1:10261/debug/placements` shows the recent cycles: the placements generated and evaluated, the one chosen, and every pod's node.",
 			Tags:        []string{"kspatch", "kube-scheduler", "KEP-5732"},
 			Panels: []Panel{
 				{
@@ -210,43 +229,63 @@ func All() []Dashboard {
 					Targets:     []Target{{fmt.Sprintf(`sum by (profile) (scheduler_unschedulable_pods{%s, plugin="GangScheduling"})`, sel), "{{profile}}"}},
 				},
 			},
+			Rows: []Row{{
+				Title: "Placement",
+				Panels: []Panel{
+					{
+						Title: "Generated placements", Unit: "ops",
+						Description: "Candidate placements generated per second for pod groups with a topology constraint (one per value of the constraint's node label, e.g. one per rack), after the groups' running pods narrowed them. Groups without a constraint generate none.",
+						Targets:     []Target{{rate("scheduler_generated_placements_total", "", ""), "placements"}},
+					},
+					{
+						Title: "Placement evaluations by result", Unit: "ops", Stack: true,
+						Description: "Placements evaluated per second (the group's pods tried in the placement's nodes) by result: feasible (enough of the group's pods fit), infeasible, error. Evaluation stops once enough feasible placements are found, so not every generated placement is evaluated.",
+						Targets:     []Target{{rate("scheduler_placement_evaluations_total", "", "result"), "{{result}}"}},
+					},
+					{
+						Title: "Placement evaluation duration", Unit: "s",
+						Description: "Percentiles of one placement's evaluation, by result. An evaluation runs the real member cycles restricted to the placement, so it grows with the group's size and the placement's nodes; infeasible ones may stop early.",
+						Targets: []Target{
+							quantile(0.5, "scheduler_placement_evaluation_duration_seconds", "result"),
+							quantile(0.99, "scheduler_placement_evaluation_duration_seconds", "result"),
+						},
+					},
+					{
+						Title: "Placement plugin duration (p99)", Unit: "s",
+						Description: "99th percentile of one plugin call at the GeneratePlacements and ScorePlacement extension points, by plugin (e.g. TopologyPlacementGenerator; PodGroupPodsCount and NodeResourcesFit scoring a placement).",
+						Targets: []Target{quantileWhere(0.99, "scheduler_plugin_execution_duration_seconds",
+							`extension_point=~"GeneratePlacements|ScorePlacement"`, "extension_point, plugin", "{{plugin}} ({{extension_point}})")},
+					},
+				},
+			}},
 		},
 	}
 }
 
 // JSON renders a dashboard in Grafana's classic JSON model: two panels per
-// row, a Prometheus datasource variable and job and instance variables.
+// line, each row's header across the width above its panels, a Prometheus
+// datasource variable and job and instance variables.
 func (d Dashboard) JSON() ([]byte, error) {
 	ds := map[string]any{"type": "prometheus", "uid": "${datasource}"}
-	panels := make([]any, 0, len(d.Panels))
-	for i, p := range d.Panels {
-		targets := make([]any, 0, len(p.Targets))
-		for j, t := range p.Targets {
-			targets = append(targets, map[string]any{
-				"refId": string(rune('A' + j)), "datasource": ds, "expr": t.Expr,
-				"legendFormat": t.Legend, "range": true, "editorMode": "code",
-			})
+	panels := []any{}
+	id, y := 0, 0
+	// place lays panels out two per line from y, and moves y below them.
+	place := func(ps []Panel) {
+		for i, p := range ps {
+			id++
+			panels = append(panels, panelJSON(p, id, ds, (i%2)*12, y+(i/2)*8))
 		}
-		custom := map[string]any{"drawStyle": "line", "lineWidth": 1, "fillOpacity": 10, "showPoints": "never", "spanNulls": false}
-		if p.Stack {
-			custom["stacking"] = map[string]any{"mode": "normal", "group": "A"}
-			custom["fillOpacity"] = 40
-		}
-		defaults := map[string]any{"unit": p.Unit, "min": 0, "custom": custom}
-		if p.Unit == "percentunit" {
-			defaults["max"] = 1
-		}
+		y += (len(ps) + 1) / 2 * 8
+	}
+	place(d.Panels)
+	for _, r := range d.Rows {
+		id++
 		panels = append(panels, map[string]any{
-			"id": i + 1, "type": "timeseries", "title": p.Title, "description": p.Description,
-			"datasource":  ds,
-			"gridPos":     map[string]any{"h": 8, "w": 12, "x": (i % 2) * 12, "y": (i / 2) * 8},
-			"fieldConfig": map[string]any{"defaults": defaults, "overrides": []any{}},
-			"options": map[string]any{
-				"legend":  map[string]any{"displayMode": "list", "placement": "bottom", "showLegend": true},
-				"tooltip": map[string]any{"mode": "multi", "sort": "desc"},
-			},
-			"targets": targets,
+			"id": id, "type": "row", "title": r.Title, "collapsed": false, "panels": []any{},
+			"gridPos": map[string]any{"h": 1, "w": 24, "x": 0, "y": y},
 		})
+		y++
+		place(r.Panels)
 	}
 	variable := func(name, label, query string, all bool) map[string]any {
 		v := map[string]any{
@@ -284,4 +323,35 @@ func (d Dashboard) JSON() ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// panelJSON renders a time-series panel 12 columns wide and 8 high at x, y.
+func panelJSON(p Panel, id int, ds map[string]any, x, y int) map[string]any {
+	targets := make([]any, 0, len(p.Targets))
+	for j, t := range p.Targets {
+		targets = append(targets, map[string]any{
+			"refId": string(rune('A' + j)), "datasource": ds, "expr": t.Expr,
+			"legendFormat": t.Legend, "range": true, "editorMode": "code",
+		})
+	}
+	custom := map[string]any{"drawStyle": "line", "lineWidth": 1, "fillOpacity": 10, "showPoints": "never", "spanNulls": false}
+	if p.Stack {
+		custom["stacking"] = map[string]any{"mode": "normal", "group": "A"}
+		custom["fillOpacity"] = 40
+	}
+	defaults := map[string]any{"unit": p.Unit, "min": 0, "custom": custom}
+	if p.Unit == "percentunit" {
+		defaults["max"] = 1
+	}
+	return map[string]any{
+		"id": id, "type": "timeseries", "title": p.Title, "description": p.Description,
+		"datasource":  ds,
+		"gridPos":     map[string]any{"h": 8, "w": 12, "x": x, "y": y},
+		"fieldConfig": map[string]any{"defaults": defaults, "overrides": []any{}},
+		"options": map[string]any{
+			"legend":  map[string]any{"displayMode": "list", "placement": "bottom", "showLegend": true},
+			"tooltip": map[string]any{"mode": "multi", "sort": "desc"},
+		},
+		"targets": targets,
+	}
 }

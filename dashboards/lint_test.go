@@ -97,6 +97,9 @@ func TestLintCatches(t *testing.T) {
 			{Title: "b", Description: "b", Unit: "s", Targets: percentiles("scheduler_scheduling_attempt_duration_seconds", "")},
 			{Title: "c", Description: "c", Unit: "short", Targets: []Target{{`sum(scheduler_pending_pods{job="$job"})`, ""}}},
 		},
+		Rows: []Row{{Title: "row", Panels: []Panel{
+			{Title: "d", Description: "d", Unit: "ops", Targets: []Target{{rate("scheduler_schedule_attempts_total", `result="error"`, ""), "errors"}}},
+		}}},
 	}
 	raw, err := base.JSON()
 	if err != nil {
@@ -115,6 +118,8 @@ func TestLintCatches(t *testing.T) {
 		{"hard-coded datasource uid", `"uid": "${datasource}"`, `"uid": "P1809F7CD0C75ACF3"`, "hard-coded datasource uid"},
 		{"datasource without uid", `"uid": "${datasource}"`, `"name": "prom"`, "datasource without a uid"},
 		{"duplicate panel id", `"id": 2`, `"id": 1`, "already used"},
+		{"row header reuses a panel id", `"id": 4`, `"id": 3`, "already used"},
+		{"row's panel without a title", `"title": "d"`, `"title": ""`, "title and description are required"},
 		{"no unit", `"unit": "short"`, `"unit": ""`, "no unit"},
 		{"no description", `"description": "c"`, `"description": ""`, "description are required"},
 		{"bad PromQL", `sum(scheduler_pending_pods`, `sum(scheduler_pending_pods{`, "PromQL"},

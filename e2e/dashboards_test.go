@@ -22,6 +22,7 @@ type dashboard struct {
 	UID    string `json:"uid"`
 	Title  string `json:"title"`
 	Panels []struct {
+		Type        string `json:"type"`
 		Title       string `json:"title"`
 		FieldConfig struct {
 			Defaults struct {
@@ -91,6 +92,9 @@ func dashboardsShowData(ctx context.Context, t *testing.T, base string, since ti
 		t.Run(d.UID, func(t *testing.T) {
 			var panels []chart.Panel
 			for _, p := range d.Panels {
+				if p.Type == "row" {
+					continue // a row's header; its panels follow it
+				}
 				cp := chart.Panel{Title: p.Title, Unit: p.FieldConfig.Defaults.Unit}
 				for _, target := range p.Targets {
 					q := grafanaVars.Replace(target.Expr)

@@ -97,19 +97,38 @@ func podGroupValidation(ctx context.Context, t *testing.T, c *cluster.Cluster) {
 // placementList is the part of /debug/placements?output=json the scenarios
 // read.
 type placementList struct {
-	Kind  string `json:"kind"`
-	Items []struct {
-		Namespace   string `json:"namespace"`
-		PodGroup    string `json:"podGroup"`
-		Result      string `json:"result"`
-		Message     string `json:"message"`
-		Pods        int    `json:"pods"`
-		Assignments []struct {
-			Pod     string `json:"pod"`
-			Node    string `json:"node"`
-			Failure string `json:"failure"`
-		} `json:"assignments"`
-	} `json:"items"`
+	Kind  string              `json:"kind"`
+	Items []placementDecision `json:"items"`
+}
+
+// placementDecision is one item of placementList: a pod-group cycle.
+type placementDecision struct {
+	Namespace  string `json:"namespace"`
+	PodGroup   string `json:"podGroup"`
+	Result     string `json:"result"`
+	Message    string `json:"message"`
+	Pods       int    `json:"pods"`
+	Placements []struct {
+		Name  string `json:"name"`
+		Nodes int    `json:"nodes"`
+	} `json:"placements"`
+	Evaluations []struct {
+		Placement string `json:"placement"`
+		Feasible  bool   `json:"feasible"`
+		Reason    string `json:"reason"`
+		PodsFit   int    `json:"podsFit"`
+		Scores    []struct {
+			Plugin string `json:"plugin"`
+			Score  int64  `json:"score"`
+		} `json:"scores"`
+		TotalScore int64 `json:"totalScore"`
+	} `json:"evaluations"`
+	Chosen      string `json:"chosen"`
+	Assignments []struct {
+		Pod     string `json:"pod"`
+		Node    string `json:"node"`
+		Failure string `json:"failure"`
+	} `json:"assignments"`
 }
 
 // podGroupState is what the scheduler wrote on a PodGroup: status.scheduled

@@ -47,8 +47,13 @@ func deployDir() string {
 	return filepath.Join(filepath.Dir(file), "..", "scheduler", "deploy")
 }
 
-// e2eNodes is the number of fake nodes startCluster creates.
-const e2eNodes = 6
+// The fake nodes startCluster creates: e2eNodes nodes over e2eZones zones,
+// one rack per zone, so e2eZones racks (cluster.RackLabel, zone-a-rack-0 …)
+// of two nodes each for the placement scenarios.
+const (
+	e2eNodes = 6
+	e2eZones = 3
+)
 
 // startCluster starts a control plane with e2eNodes fake nodes (32 CPUs,
 // 500 pods and 100 devices each) for the test, and stops it when the test
@@ -74,7 +79,7 @@ func startCluster(t *testing.T, gates string) *cluster.Cluster {
 		}
 		c.Stop()
 	})
-	if err := c.CreateNodes(ctx, cluster.NodeSpec{Count: e2eNodes, Zones: 3, Racks: 2, Pods: 500, Devices: 100}); err != nil {
+	if err := c.CreateNodes(ctx, cluster.NodeSpec{Count: e2eNodes, Zones: e2eZones, Racks: 1, Pods: 500, Devices: 100}); err != nil {
 		t.Fatal(err)
 	}
 	return c
@@ -85,7 +90,7 @@ func startCluster(t *testing.T, gates string) *cluster.Cluster {
 func TestScheduler(t *testing.T) {
 	for _, tc := range []struct{ name, gates string }{
 		{"default gates", ""},
-		{"kspatch gates off", "SchedulerPreQueueingHints=false,SchedulerAsyncAPICalls=false,GangScheduling=false"},
+		{"kspatch gates off", "SchedulerPreQueueingHints=false,SchedulerAsyncAPICalls=false,GangScheduling=false,TopologyAwareWorkloadScheduling=false"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := startCluster(t, tc.gates)
@@ -107,6 +112,9 @@ func TestScheduler(t *testing.T) {
 				t.Run("PodGroup RBAC of the scheduler", func(t *testing.T) { podGroupRBAC(ctx, t, c) })
 				t.Run("PodGroup gang that fits", func(t *testing.T) { gangFits(ctx, t, c) })
 				t.Run("PodGroup gang too big", func(t *testing.T) { gangTooBig(ctx, t, c, e2eNodes) })
+				t.Run("placement: rack gang in one rack", func(t *testing.T) { rackGangFits(ctx, t, c) })
+				t.Run("placement: gang too big for any rack", func(t *testing.T) { rackGangTooBig(ctx, t, c) })
+				t.Run("placement metrics", func(t *testing.T) { placementMetrics(ctx, t, c) })
 			} else {
 				t.Run("PodGroup labels ignored", func(t *testing.T) { podGroupsIgnoredGatesOff(ctx, t, c) })
 			}

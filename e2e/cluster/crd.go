@@ -24,12 +24,27 @@ const PodGroupLabel = "scheduling.kspatch.io/pod-group"
 // CreateGang creates a PodGroup with a gang policy of minCount, then n pods
 // name-0 … name-(n-1) (made by Pod from o) that join it.
 func (c *Cluster) CreateGang(ctx context.Context, namespace, name string, minCount, n int, o PodOptions) error {
+	return c.createGang(ctx, namespace, name, minCount, n, "", o)
+}
+
+// CreateTopologyGang is CreateGang with a topology constraint: the group's
+// pods go to nodes that share one value of the node label topologyKey
+// (e.g. RackLabel).
+func (c *Cluster) CreateTopologyGang(ctx context.Context, namespace, name string, minCount, n int, topologyKey string, o PodOptions) error {
+	return c.createGang(ctx, namespace, name, minCount, n, topologyKey, o)
+}
+
+func (c *Cluster) createGang(ctx context.Context, namespace, name string, minCount, n int, topologyKey string, o PodOptions) error {
+	spec := map[string]any{"schedulingPolicy": map[string]any{
+		"gang": map[string]any{"minCount": int64(minCount)},
+	}}
+	if topologyKey != "" {
+		spec["schedulingConstraints"] = map[string]any{"topology": []any{map[string]any{"key": topologyKey}}}
+	}
 	pg := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": PodGroupResource.GroupVersion().String(), "kind": "PodGroup",
 		"metadata": map[string]any{"name": name, "namespace": namespace},
-		"spec": map[string]any{"schedulingPolicy": map[string]any{
-			"gang": map[string]any{"minCount": int64(minCount)},
-		}},
+		"spec":     spec,
 	}}
 	if _, err := c.Dynamic.Resource(PodGroupResource).Namespace(namespace).Create(ctx, pg, metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("creating PodGroup %s/%s: %w", namespace, name, err)

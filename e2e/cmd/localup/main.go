@@ -83,6 +83,7 @@ The control plane is up (%s). Try:
   %s get nodes -L topology.kubernetes.io/zone,topology.kubernetes.io/rack
   %s get pods -n demo -o wide
   %s get podgroups -n demo
+  %s get pods -n demo -l %s=rack-train -o wide
   curl -s %s/debug/queue
   curl -s '%s/debug/queue?queue=unschedulable'
   curl -s %s/debug/queue/pods/demo/too-big
@@ -90,7 +91,9 @@ The control plane is up (%s). Try:
   curl -s %s/debug/apicalls
   curl -s %s/debug/placements
   curl -s %s/debug/placements/demo/too-big
-`, time.Since(start).Round(time.Second), c.Kubeconfig, kubectl, kubectl, kubectl, a, a, a, a, a, a, a)
+  curl -s %s/debug/placements/demo/rack-train
+`, time.Since(start).Round(time.Second), c.Kubeconfig, kubectl, kubectl, kubectl, kubectl, cluster.PodGroupLabel,
+		a, a, a, a, a, a, a, a)
 	if promURL != "" {
 		fmt.Printf(`
 Prometheus scrapes the scheduler every 5s:
@@ -108,8 +111,9 @@ For Grafana, add %s as a Prometheus data source and import dashboards/*.json
 // loadDemo creates, in namespace demo: a burst of pods that each get a
 // device through a ResourceClaimTemplate, three pods sharing one claim, one
 // pod that cannot fit anywhere, a gang of four pods that fits (PodGroup
-// train) and a gang that does not (PodGroup too-big: one pod more than there
-// are nodes, each pod needing more than half a node's CPUs, so none is bound).
+// train), a gang of four that must share a rack (PodGroup rack-train) and a
+// gang that does not fit (PodGroup too-big: one pod more than there are
+// nodes, each pod needing more than half a node's CPUs, so none is bound).
 func loadDemo(ctx context.Context, c *cluster.Cluster, nodes int, dra bool) error {
 	const ns = "demo"
 	fmt.Println("loading the demo in namespace", ns)
@@ -137,6 +141,14 @@ func loadDemo(ctx context.Context, c *cluster.Cluster, nodes int, dra bool) erro
 		return err
 	}
 	if err := c.CreateGang(ctx, ns, "train", 4, 4, cluster.PodOptions{CPU: "2"}); err != nil {
+		return err
+	}
+	// Topology-aware placement: all four in one rack. Two pods of 12 CPUs
+	// fit on a 32-CPU node, so they take two nodes of a rack; with the
+	// default layout (12 nodes, 3 zones × 2 racks) every rack has two.
+	// /debug/placements/demo/rack-train shows the racks evaluated and the
+	// one chosen.
+	if err := c.CreateTopologyGang(ctx, ns, "rack-train", 4, 4, cluster.RackLabel, cluster.PodOptions{CPU: "12"}); err != nil {
 		return err
 	}
 	// The fake nodes have 32 CPUs: one pod of 17 per node.

@@ -17,10 +17,10 @@ type PlacementSnapshotter interface {
 }
 
 // PlacementSource serves /debug/placements from the scheduler's record of
-// recent pod-group cycles (GangScheduling). The cycles place pods one by one
-// for now: a decision has pod assignments but no generated or evaluated
-// placements until topology-aware placement (TopologyAwareWorkloadScheduling)
-// records them.
+// recent pod-group cycles (GangScheduling). Every decision has the pod
+// assignments; a group with a topology constraint
+// (TopologyAwareWorkloadScheduling) also has the placements generated and
+// evaluated, and the one chosen.
 type PlacementSource struct {
 	Recorder PlacementSnapshotter
 	// Now is the clock; time.Now when nil.
@@ -58,6 +58,9 @@ func placementDecision(d *podgroup.Decision) adminapi.PlacementDecision {
 		Result:      placementResult(d.Result),
 		Message:     d.Message,
 		Pods:        len(d.Assignments),
+		Placements:  generatedPlacements(d.Placements),
+		Evaluations: placementEvaluations(d.Evaluations),
+		Chosen:      d.Chosen,
 		Assignments: make([]adminapi.PodAssignment, len(d.Assignments)),
 	}
 	for i, a := range d.Assignments {
@@ -69,6 +72,53 @@ func placementDecision(d *podgroup.Decision) adminapi.PlacementDecision {
 			pod = a.Pod.String()
 		}
 		out.Assignments[i] = adminapi.PodAssignment{Pod: pod, Node: a.Node, Failure: a.Failure}
+	}
+	return out
+}
+
+// generatedPlacements copies the candidate placements; nil when the group
+// has no topology constraint.
+func generatedPlacements(ps []podgroup.GeneratedPlacement) []adminapi.GeneratedPlacement {
+	if len(ps) == 0 {
+		return nil
+	}
+	out := make([]adminapi.GeneratedPlacement, len(ps))
+	for i, p := range ps {
+		out[i] = adminapi.GeneratedPlacement{Name: p.Name, Nodes: p.Nodes}
+	}
+	return out
+}
+
+// placementEvaluations copies the evaluations in evaluation order; nil when
+// none were made.
+func placementEvaluations(es []podgroup.PlacementEvaluation) []adminapi.PlacementEvaluation {
+	if len(es) == 0 {
+		return nil
+	}
+	out := make([]adminapi.PlacementEvaluation, len(es))
+	for i, e := range es {
+		out[i] = adminapi.PlacementEvaluation{
+			Placement:  e.Placement,
+			Feasible:   e.Feasible,
+			Reason:     e.Reason,
+			PodsFit:    e.PodsFit,
+			Duration:   e.Duration,
+			Scores:     pluginScores(e.Scores),
+			TotalScore: e.TotalScore,
+		}
+	}
+	return out
+}
+
+// pluginScores copies a placement's scores; nil for an unscored
+// (infeasible) placement.
+func pluginScores(ss []podgroup.PluginScore) []adminapi.PluginScore {
+	if len(ss) == 0 {
+		return nil
+	}
+	out := make([]adminapi.PluginScore, len(ss))
+	for i, s := range ss {
+		out[i] = adminapi.PluginScore{Plugin: s.Plugin, Score: s.Score}
 	}
 	return out
 }

@@ -87,6 +87,76 @@ func TestPlacementSnapshot(t *testing.T) {
 			}},
 		},
 		{
+			name: "rack gang: placements generated, evaluated with scores, one chosen",
+			decisions: fakeRecorder{{
+				PodGroup: train, Time: now, Duration: 9 * time.Millisecond, Result: podgroup.ResultScheduled, MinCount: 2,
+				Message: "placement rack=r2 chosen of 3 (2 feasible)",
+				Placements: []podgroup.GeneratedPlacement{
+					{Name: "rack=r1", Nodes: 2}, {Name: "rack=r2", Nodes: 2}, {Name: "rack=r3", Nodes: 1},
+				},
+				Evaluations: []podgroup.PlacementEvaluation{
+					{
+						Placement: "rack=r1", Feasible: true, PodsFit: 2, Duration: 2 * time.Millisecond,
+						Scores:     []podgroup.PluginScore{{Plugin: "PodGroupPodsCount", Score: 100}, {Plugin: "NodeResourcesFit", Score: 40}},
+						TotalScore: 140,
+					},
+					{
+						Placement: "rack=r2", Feasible: true, PodsFit: 2, Duration: 3 * time.Millisecond,
+						Scores:     []podgroup.PluginScore{{Plugin: "PodGroupPodsCount", Score: 100}, {Plugin: "NodeResourcesFit", Score: 75}},
+						TotalScore: 175,
+					},
+					{Placement: "rack=r3", Reason: "1 of 2 pods fit, 2 needed", PodsFit: 1, Duration: time.Millisecond},
+				},
+				Chosen:      "rack=r2",
+				Assignments: []podgroup.Assignment{{Pod: pod("w-0"), Node: "node-3"}, {Pod: pod("w-1"), Node: "node-4"}},
+			}},
+			want: []adminapi.PlacementDecision{{
+				Namespace: "ml", PodGroup: "train", Time: now, Duration: 9 * time.Millisecond, Result: adminapi.ResultScheduled,
+				Message: "placement rack=r2 chosen of 3 (2 feasible)", Pods: 2,
+				Placements: []adminapi.GeneratedPlacement{
+					{Name: "rack=r1", Nodes: 2}, {Name: "rack=r2", Nodes: 2}, {Name: "rack=r3", Nodes: 1},
+				},
+				Evaluations: []adminapi.PlacementEvaluation{
+					{
+						Placement: "rack=r1", Feasible: true, PodsFit: 2, Duration: 2 * time.Millisecond,
+						Scores:     []adminapi.PluginScore{{Plugin: "PodGroupPodsCount", Score: 100}, {Plugin: "NodeResourcesFit", Score: 40}},
+						TotalScore: 140,
+					},
+					{
+						Placement: "rack=r2", Feasible: true, PodsFit: 2, Duration: 3 * time.Millisecond,
+						Scores:     []adminapi.PluginScore{{Plugin: "PodGroupPodsCount", Score: 100}, {Plugin: "NodeResourcesFit", Score: 75}},
+						TotalScore: 175,
+					},
+					{Placement: "rack=r3", Reason: "1 of 2 pods fit, 2 needed", PodsFit: 1, Duration: time.Millisecond},
+				},
+				Chosen:      "rack=r2",
+				Assignments: []adminapi.PodAssignment{{Pod: "w-0", Node: "node-3"}, {Pod: "w-1", Node: "node-4"}},
+			}},
+		},
+		{
+			name: "rack gang fits in no placement: evaluations without scores, nothing chosen",
+			decisions: fakeRecorder{{
+				PodGroup: train, Time: now, Result: podgroup.ResultUnschedulable, MinCount: 3,
+				Message:    "no placement fits: 2 evaluated, best rack=r1 (2 of 3 pods fit)",
+				Placements: []podgroup.GeneratedPlacement{{Name: "rack=r1", Nodes: 2}, {Name: "rack=r2", Nodes: 2}},
+				Evaluations: []podgroup.PlacementEvaluation{
+					{Placement: "rack=r1", Reason: "2 of 3 pods fit, 3 needed", PodsFit: 2},
+					{Placement: "rack=r2", Reason: "1 of 3 pods fit, 3 needed", PodsFit: 1},
+				},
+				Assignments: []podgroup.Assignment{{Pod: pod("w-0"), Failure: "no placement fits the group"}},
+			}},
+			want: []adminapi.PlacementDecision{{
+				Namespace: "ml", PodGroup: "train", Time: now, Result: adminapi.ResultUnschedulable,
+				Message: "no placement fits: 2 evaluated, best rack=r1 (2 of 3 pods fit)", Pods: 1,
+				Placements: []adminapi.GeneratedPlacement{{Name: "rack=r1", Nodes: 2}, {Name: "rack=r2", Nodes: 2}},
+				Evaluations: []adminapi.PlacementEvaluation{
+					{Placement: "rack=r1", Reason: "2 of 3 pods fit, 3 needed", PodsFit: 2},
+					{Placement: "rack=r2", Reason: "1 of 3 pods fit, 3 needed", PodsFit: 1},
+				},
+				Assignments: []adminapi.PodAssignment{{Pod: "w-0", Failure: "no placement fits the group"}},
+			}},
+		},
+		{
 			name:      "a decision without assignments",
 			decisions: fakeRecorder{{PodGroup: train, Time: now, Result: "Unknown"}},
 			want: []adminapi.PlacementDecision{{
@@ -135,6 +205,12 @@ func TestPlacementsFromRecorder(t *testing.T) {
 	// The ring keeps two: the first is dropped.
 	r.Record(podgroup.Decision{
 		PodGroup: types.NamespacedName{Namespace: "ml", Name: "train"}, Time: start.Add(2 * time.Second), Result: podgroup.ResultScheduled,
+		Placements: []podgroup.GeneratedPlacement{{Name: "rack=r1", Nodes: 2}, {Name: "rack=r2", Nodes: 2}},
+		Evaluations: []podgroup.PlacementEvaluation{
+			{Placement: "rack=r1", Feasible: true, PodsFit: 2, Scores: []podgroup.PluginScore{{Plugin: "PodGroupPodsCount", Score: 100}}, TotalScore: 100},
+			{Placement: "rack=r2", Reason: "1 of 2 pods fit, 2 needed", PodsFit: 1},
+		},
+		Chosen: "rack=r1",
 		Assignments: []podgroup.Assignment{
 			{Pod: types.NamespacedName{Namespace: "ml", Name: "w-0"}, Node: "node-1"},
 			{Pod: types.NamespacedName{Namespace: "ml", Name: "w-1"}, Node: "node-2"},
@@ -148,7 +224,14 @@ func TestPlacementsFromRecorder(t *testing.T) {
 		Items    []struct {
 			Namespace, PodGroup, Result string
 			Pods                        int
-			Assignments                 []struct{ Pod, Node, Failure string }
+			Placements                  []struct{ Name string }
+			Evaluations                 []struct {
+				Placement  string
+				Feasible   bool
+				TotalScore int64
+			}
+			Chosen      string
+			Assignments []struct{ Pod, Node, Failure string }
 		} `json:"items"`
 	}
 	rec := serve(router, "/debug/placements?output=json")
@@ -171,12 +254,20 @@ func TestPlacementsFromRecorder(t *testing.T) {
 	if it := list.Items[0]; it.Pods != 2 || len(it.Assignments) != 2 || it.Assignments[1].Pod != "w-1" || it.Assignments[1].Node != "node-2" {
 		t.Errorf("newest decision %+v, want 2 pods, w-1 on node-2", it)
 	}
+	if it := list.Items[0]; it.Chosen != "rack=r1" || len(it.Placements) != 2 || len(it.Evaluations) != 2 ||
+		!it.Evaluations[0].Feasible || it.Evaluations[0].TotalScore != 100 || it.Evaluations[1].Feasible {
+		t.Errorf("newest decision %+v, want rack=r1 chosen of 2 placements, only it feasible (score 100)", it)
+	}
+	if it := list.Items[1]; it.Chosen != "" || len(it.Placements) != 0 || len(it.Evaluations) != 0 {
+		t.Errorf("decision without a topology constraint %+v, want no placements, evaluations or choice", it)
+	}
 
 	rec = serve(router, "/debug/placements/ml/train")
 	if rec.Code != http.StatusOK {
 		t.Fatalf("/debug/placements/ml/train: HTTP %d: %s", rec.Code, rec.Body)
 	}
-	for _, want := range []string{"Pod group:", "ml/train", "Unschedulable", "w-0", "fit on node-1, undone: the group did not fit", "node-2"} {
+	for _, want := range []string{"Pod group:", "ml/train", "Unschedulable", "w-0", "fit on node-1, undone: the group did not fit", "node-2",
+		"Chosen placement:", "rack=r1 *", "PodGroupPodsCount=100", "1 of 2 pods fit, 2 needed"} {
 		if !strings.Contains(rec.Body.String(), want) {
 			t.Errorf("/debug/placements/ml/train does not show %q:\n%s", want, rec.Body)
 		}

@@ -1,0 +1,309 @@
+package e2e
+
+import (
+	"context"
+	"maps"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"kspatch.dev/e2e/cluster"
+)
+
+// The topology-aware placement scenarios (gate TopologyAwareWorkloadScheduling,
+// docs/design-placement.md). startCluster lays the nodes out in e2eZones
+// racks of two 32-CPU nodes (label cluster.RackLabel): a pod of rackPodCPU
+// fits twice on a node and not three times, so a rack holds four of them.
+const rackPodCPU = "12"
+
+// placementName is the name TopologyPlacementGenerator gives the placement
+// of the nodes whose label key has value.
+func placementName(key, value string) string { return key + "=" + value }
+
+// nodeRacks maps every node to its rack (cluster.RackLabel).
+func nodeRacks(ctx context.Context, t *testing.T, c *cluster.Cluster) map[string]string {
+	t.Helper()
+	nodes, err := c.Client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	racks := map[string]string{}
+	for _, n := range nodes.Items {
+		racks[n.Name] = n.Labels[cluster.RackLabel]
+	}
+	return racks
+}
+
+// rackPlacements returns the placements a rack constraint generates on an
+// empty group: one per rack, named after it, with the rack's node count.
+func rackPlacements(racks map[string]string) map[string]int {
+	out := map[string]int{}
+	for _, rack := range racks {
+		if rack != "" {
+			out[placementName(cluster.RackLabel, rack)]++
+		}
+	}
+	return out
+}
+
+// rackRoom returns, per rack, how many more pods requesting cpu fit on its
+// nodes: each node's allocatable CPU less the requests of the pods bound to
+// it, divided by cpu and rounded down.
+func rackRoom(ctx context.Context, t *testing.T, c *cluster.Cluster, cpu resource.Quantity) map[string]int {
+	t.Helper()
+	nodes, err := c.Client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pods, err := c.Client.CoreV1().Pods("").List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	used := map[string]int64{}
+	for _, p := range pods.Items {
+		if p.Spec.NodeName == "" || p.Status.Phase == v1.PodSucceeded || p.Status.Phase == v1.PodFailed {
+			continue
+		}
+		for _, ctr := range p.Spec.Containers {
+			used[p.Spec.NodeName] += ctr.Resources.Requests.Cpu().MilliValue()
+		}
+	}
+	room := map[string]int{}
+	for _, n := range nodes.Items {
+		free := n.Status.Allocatable.Cpu().MilliValue() - used[n.Name]
+		room[n.Labels[cluster.RackLabel]] += int(max(free, 0) / cpu.MilliValue())
+	}
+	return room
+}
+
+// rackGangFits: a gang of 4 pods of rackPodCPU with a rack constraint is
+// bound in one rack, two pods on each of its nodes (unconstrained, the
+// scheduler would spread them over four nodes, so over two racks at least).
+// The admin API shows the decision: one placement per rack, evaluations,
+// and the chosen placement, the pods' rack.
+func rackGangFits(ctx context.Context, t *testing.T, c *cluster.Cluster) {
+	const group, n = "rack-gang", 4
+	if err := c.CreateTopologyGang(ctx, "e2e", group, n, n, cluster.RackLabel, cluster.PodOptions{CPU: rackPodCPU}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.WaitBound(ctx, "e2e", group+"-", n, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	s := waitPodGroupState(ctx, t, c, group, 30*time.Second, func(s podGroupState) bool {
+		return s.scheduled == n && s.status == "True"
+	})
+	t.Logf("PodGroup %s: %v", group, s)
+
+	racks := nodeRacks(ctx, t, c)
+	nodeOf := map[string]string{}
+	inRack := map[string]bool{}
+	for _, p := range groupPods(ctx, t, c, group) {
+		nodeOf[p.Name] = p.Spec.NodeName
+		inRack[racks[p.Spec.NodeName]] = true
+	}
+	if len(inRack) != 1 || inRack[""] {
+		t.Fatalf("the pods of %s are in racks %q, want one: %v", group, slices.Sorted(maps.Keys(inRack)), nodeOf)
+	}
+	rack := slices.Collect(maps.Keys(inRack))[0]
+	chosen := placementName(cluster.RackLabel, rack)
+	t.Logf("%s: every pod in %s: %v", group, chosen, nodeOf)
+
+	var list placementList
+	getJSON(t, c.Admin+"/debug/placements/e2e/"+group+"?output=json", &list)
+	if len(list.Items) == 0 || list.Items[0].Result != "Scheduled" {
+		t.Fatalf("/debug/placements/e2e/%s: %+v, want the newest Scheduled", group, list.Items)
+	}
+	d := list.Items[0]
+	if d.Chosen != chosen {
+		t.Errorf("decision for %s: chosen %q, want %q (the pods' rack)", group, d.Chosen, chosen)
+	}
+	generated := map[string]int{}
+	for _, p := range d.Placements {
+		generated[p.Name] = p.Nodes
+	}
+	if want := rackPlacements(racks); !maps.Equal(generated, want) {
+		t.Errorf("decision for %s: placements (name: nodes) %v, want one per rack %v", group, generated, want)
+	}
+	if len(d.Evaluations) == 0 {
+		t.Errorf("decision for %s lists no evaluations", group)
+	}
+	evaluatedChosen := false
+	for _, e := range d.Evaluations {
+		if _, ok := generated[e.Placement]; !ok {
+			t.Errorf("decision for %s evaluates %q, which was not generated", group, e.Placement)
+		}
+		if !e.Feasible && e.Reason == "" {
+			t.Errorf("decision for %s: %s is infeasible without a reason", group, e.Placement)
+		}
+		if e.Placement != chosen {
+			continue
+		}
+		evaluatedChosen = true
+		if !e.Feasible || e.PodsFit < n || len(e.Scores) == 0 {
+			t.Errorf("decision for %s: the chosen %s has feasible=%v, %d pods fit, scores %v; want feasible, %d, scored",
+				group, chosen, e.Feasible, e.PodsFit, e.Scores, n)
+		}
+	}
+	if !evaluatedChosen {
+		t.Errorf("decision for %s: the chosen %s is not among the evaluations %+v", group, chosen, d.Evaluations)
+	}
+	for _, a := range d.Assignments {
+		if a.Node == "" || a.Node != nodeOf[a.Pod] {
+			t.Errorf("decision for %s assigns %s to %q (failure %q); the pod is bound to %q", group, a.Pod, a.Node, a.Failure, nodeOf[a.Pod])
+		}
+	}
+
+	// The list of every group's cycles shows the decision too.
+	var all placementList
+	getJSON(t, c.Admin+"/debug/placements?output=json", &all)
+	if !slices.ContainsFunc(all.Items, func(it placementDecision) bool {
+		return it.Namespace == "e2e" && it.PodGroup == group && it.Chosen == chosen && len(it.Evaluations) > 0
+	}) {
+		t.Errorf("/debug/placements lists no decision for e2e/%s with %s chosen and evaluations", group, chosen)
+	}
+
+	// The group's route, in text, marks the chosen placement.
+	code, details := getText(t, c.Admin+"/debug/placements/e2e/"+group)
+	if code != http.StatusOK {
+		t.Fatalf("/debug/placements/e2e/%s: HTTP %d: %s", group, code, details)
+	}
+	t.Logf("/debug/placements/e2e/%s:\n%s", group, details)
+	newest, _, _ := strings.Cut(details, "\n---\n")
+	newest = strings.Join(strings.Fields(newest), " ")
+	for _, w := range []string{"Result: Scheduled", "Chosen placement: " + chosen, chosen + " *"} {
+		if !strings.Contains(newest, w) {
+			t.Errorf("/debug/placements/e2e/%s: the newest decision does not show %q", group, w)
+		}
+	}
+}
+
+// rackGangTooBig: a gang of 5 pods of rackPodCPU with a rack constraint fits
+// in no rack (a rack holds four) though the cluster has room for it across
+// racks. None of its pods is bound; each waits with PodScheduled=False, and
+// the PodGroup's PodGroupScheduled=False condition says why in terms of the
+// placements. The admin API shows every rack evaluated, none feasible,
+// nothing chosen.
+func rackGangTooBig(ctx context.Context, t *testing.T, c *cluster.Cluster) {
+	const group, n = "rack-too-big", 5
+	// What the scenario stands on: the cluster as the scenarios before left
+	// it fits the gang across racks, and in no single one.
+	room := rackRoom(ctx, t, c, resource.MustParse(rackPodCPU))
+	total, most := 0, 0
+	for _, r := range room {
+		total += r
+		most = max(most, r)
+	}
+	if most >= n || total < n {
+		t.Fatalf("room for %s-CPU pods per rack %v: want fewer than %d in every rack and %d or more in all", rackPodCPU, room, n, n)
+	}
+	t.Logf("room for %s-CPU pods per rack: %v", rackPodCPU, room)
+
+	if err := c.CreateTopologyGang(ctx, "e2e", group, n, n, cluster.RackLabel, cluster.PodOptions{CPU: rackPodCPU}); err != nil {
+		t.Fatal(err)
+	}
+	// The pods go when the checks are done: the scenarios that follow do
+	// not run with a gang retried on every event.
+	defer func() {
+		if err := c.Client.CoreV1().Pods("e2e").DeleteCollection(ctx, metav1.DeleteOptions{},
+			metav1.ListOptions{LabelSelector: cluster.PodGroupLabel + "=" + group}); err != nil {
+			t.Errorf("deleting the pods of %s: %v", group, err)
+		}
+	}()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		pods := groupPods(ctx, t, c, group)
+		failed := 0
+		for i := range pods {
+			if pods[i].Spec.NodeName != "" {
+				t.Fatalf("pod %s of the gang that fits in no rack was bound to %s", pods[i].Name, pods[i].Spec.NodeName)
+			}
+			cond := podScheduledCondition(&pods[i])
+			if cond != nil && cond.Status == v1.ConditionFalse && cond.Reason == v1.PodReasonUnschedulable {
+				failed++
+			}
+		}
+		if len(pods) == n && failed == n {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d pods of %s have PodScheduled=False after a minute", failed, n, group)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	s := waitPodGroupState(ctx, t, c, group, 30*time.Second, func(s podGroupState) bool {
+		return s.status == "False" && s.reason == "Unschedulable"
+	})
+	t.Logf("PodGroup %s: %v", group, s)
+	if s.scheduled != 0 {
+		t.Errorf("PodGroup %s: status.scheduled %d, want 0", group, s.scheduled)
+	}
+	// The message counts the placements evaluated and names the best one
+	// (<key>=<value>).
+	if !strings.Contains(strings.ToLower(s.message), "placement") || !strings.Contains(s.message, cluster.RackLabel+"=") {
+		t.Errorf("PodGroup %s: PodGroupScheduled message %q does not mention the placements (%s=…)", group, s.message, cluster.RackLabel)
+	}
+
+	var list placementList
+	getJSON(t, c.Admin+"/debug/placements/e2e/"+group+"?output=json", &list)
+	if len(list.Items) == 0 || list.Items[0].Result != "Unschedulable" {
+		t.Fatalf("/debug/placements/e2e/%s: %+v, want the newest Unschedulable", group, list.Items)
+	}
+	d := list.Items[0]
+	if d.Chosen != "" {
+		t.Errorf("decision for %s: chosen %q, want none", group, d.Chosen)
+	}
+	generated := map[string]int{}
+	for _, p := range d.Placements {
+		generated[p.Name] = p.Nodes
+	}
+	if want := rackPlacements(nodeRacks(ctx, t, c)); !maps.Equal(generated, want) {
+		t.Errorf("decision for %s: placements (name: nodes) %v, want one per rack %v", group, generated, want)
+	}
+	// With none feasible, every placement is evaluated.
+	evaluated := map[string]int{}
+	for _, e := range d.Evaluations {
+		evaluated[e.Placement] = generated[e.Placement]
+		if e.Feasible || e.Reason == "" || e.PodsFit >= n || len(e.Scores) != 0 {
+			t.Errorf("decision for %s: %s has feasible=%v, %d pods fit, scores %v, reason %q; want infeasible, fewer than %d, unscored, a reason",
+				group, e.Placement, e.Feasible, e.PodsFit, e.Scores, e.Reason, n)
+		}
+	}
+	if !maps.Equal(evaluated, generated) {
+		t.Errorf("decision for %s evaluates %q, want every generated placement %q", group, slices.Sorted(maps.Keys(evaluated)), slices.Sorted(maps.Keys(generated)))
+	}
+	for _, a := range d.Assignments {
+		if a.Node != "" || a.Failure == "" {
+			t.Errorf("the unschedulable cycle assigns %s to %q with failure %q; want no node and a reason", a.Pod, a.Node, a.Failure)
+		}
+	}
+}
+
+// placementMetrics: after the rack gangs, the scheduler exports the
+// placement metrics: placements generated, evaluations feasible (rack-gang)
+// and infeasible (rack-too-big) with their durations, and no error.
+func placementMetrics(ctx context.Context, t *testing.T, c *cluster.Cluster) {
+	metrics, err := c.SchedulerMetrics(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []string{
+		"scheduler_generated_placements_total",
+		`scheduler_placement_evaluations_total{result="feasible"}`,
+		`scheduler_placement_evaluations_total{result="infeasible"}`,
+		`scheduler_placement_evaluation_duration_seconds_count{result="feasible"}`,
+		`scheduler_placement_evaluation_duration_seconds_count{result="infeasible"}`,
+	} {
+		if v, found := cluster.MetricValue(metrics, m); !found || v < 1 {
+			t.Errorf("%s = %v (exported: %v), want 1 or more after the rack gangs", m, v, found)
+		}
+	}
+	if v, _ := cluster.MetricValue(metrics, `scheduler_placement_evaluations_total{result="error"}`); v != 0 {
+		t.Errorf(`scheduler_placement_evaluations_total{result="error"} = %v, want 0`, v)
+	}
+}
