@@ -475,12 +475,16 @@ func gangResultFrom(items []dataItem) gangResult {
 }
 
 // groupAttempts is the total of pod-group cycles, -1 without the metric.
-func (r gangResult) groupAttempts() float64 {
-	if r.GroupAttempts == nil {
+func (r gangResult) groupAttempts() float64 { return totalOrNA(r.GroupAttempts) }
+
+// totalOrNA sums a counter's values by label, -1 when the metric was not
+// collected (a nil map).
+func totalOrNA(byLabel map[string]float64) float64 {
+	if byLabel == nil {
 		return -1
 	}
 	total := 0.0
-	for _, v := range r.GroupAttempts {
+	for _, v := range byLabel {
 		total += v
 	}
 	return total

@@ -348,16 +348,7 @@ func placementResultFrom(items []dataItem) placementResult {
 
 // evaluations is the total of placement evaluations, -1 without the
 // metric.
-func (r placementResult) evaluations() float64 {
-	if r.Evaluations == nil {
-		return -1
-	}
-	total := 0.0
-	for _, v := range r.Evaluations {
-		total += v
-	}
-	return total
-}
+func (r placementResult) evaluations() float64 { return totalOrNA(r.Evaluations) }
 
 // evaluationMean is the mean duration of all evaluations, feasible or not
 // (ms); 0 without any.

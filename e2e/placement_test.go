@@ -209,12 +209,7 @@ func rackGangTooBig(ctx context.Context, t *testing.T, c *cluster.Cluster) {
 	}
 	// The pods go when the checks are done: the scenarios that follow do
 	// not run with a gang retried on every event.
-	defer func() {
-		if err := c.Client.CoreV1().Pods("e2e").DeleteCollection(ctx, metav1.DeleteOptions{},
-			metav1.ListOptions{LabelSelector: cluster.PodGroupLabel + "=" + group}); err != nil {
-			t.Errorf("deleting the pods of %s: %v", group, err)
-		}
-	}()
+	defer deleteGroupPods(ctx, t, c, group)
 	deadline := time.Now().Add(time.Minute)
 	for {
 		pods := groupPods(ctx, t, c, group)

@@ -290,12 +290,7 @@ func gangTooBig(ctx context.Context, t *testing.T, c *cluster.Cluster, nodes int
 	}
 	// The pods go when the checks are done: the scenarios that follow do
 	// not run with a gang retried on every event.
-	defer func() {
-		if err := c.Client.CoreV1().Pods("e2e").DeleteCollection(ctx, metav1.DeleteOptions{},
-			metav1.ListOptions{LabelSelector: cluster.PodGroupLabel + "=" + group}); err != nil {
-			t.Errorf("deleting the pods of %s: %v", group, err)
-		}
-	}()
+	defer deleteGroupPods(ctx, t, c, group)
 	deadline := time.Now().Add(time.Minute)
 	for {
 		pods := groupPods(ctx, t, c, group)
@@ -410,5 +405,13 @@ func podGroupRBAC(ctx context.Context, t *testing.T, c *cluster.Cluster) {
 		if got.Status.Allowed != tc.allowed {
 			t.Errorf("system:kube-scheduler %s podgroups/%s: allowed=%v (%s), want %v", tc.verb, tc.subresource, got.Status.Allowed, got.Status.Reason, tc.allowed)
 		}
+	}
+}
+
+// deleteGroupPods deletes the pods of group in namespace e2e.
+func deleteGroupPods(ctx context.Context, t *testing.T, c *cluster.Cluster, group string) {
+	if err := c.Client.CoreV1().Pods("e2e").DeleteCollection(ctx, metav1.DeleteOptions{},
+		metav1.ListOptions{LabelSelector: cluster.PodGroupLabel + "=" + group}); err != nil {
+		t.Errorf("deleting the pods of %s: %v", group, err)
 	}
 }
