@@ -449,7 +449,7 @@ func placementMarkdown(h *harness, results []placementResult, reps int, o placem
 		"evaluating candidates, scoring, and the commit of the chosen one). " +
 		"*Generated* and *evaluated* per gang: `scheduler_generated_placements_total` and `scheduler_placement_evaluations_total` (feasible + infeasible) " +
 		"divided by the gangs; the scheduler stops evaluating once it has found its share of feasible racks (`percentageOfPlacementsToScore`, adaptive on the node count; " +
-		"see docs/design-placement.md). *Evaluation*: `scheduler_placement_evaluation_duration_seconds`, one candidate rack tried with the gang's member cycles, " +
+		"see docs/design-placement.md). *Evaluation*: `scheduler_placement_evaluation_duration_seconds`, one candidate rack tried by simulating the gang's pods on copies of its nodes (PreFilter, Filter), " +
 		"by result; the mean is over all evaluations. *Pod e2e*: `scheduler_pod_scheduling_sli_duration_seconds`. " +
 		"Percentiles are interpolated within the histogram buckets (powers of 2 from 1 ms for the group attempt, from 0.5 ms for an evaluation), so they are coarse; means are exact.\n\n")
 	b.WriteString("| cluster | workload | side | pods/s | vs unconstrained | group cycles | group attempt p50 / p99 (ms) | group attempt mean (ms) | generated / gang | evaluated / gang | feasible evaluation p50 / p99 (ms) | infeasible evaluation p50 / p99 (ms) | evaluation mean (ms) | pod e2e p50 / p99 (ms) |\n")
