@@ -32,11 +32,11 @@ type apiWorkload struct {
 var apiWorkloads = []apiWorkload{
 	{TestCase: "APICallsUnschedulable200ms", Name: "unschedulable churn 5/s, 50ms writes", Latency: 50 * time.Millisecond},
 	{TestCase: "APICallsUnschedulable100ms", Name: "unschedulable churn 10/s, 50ms writes", Latency: 50 * time.Millisecond},
-	// The same churn as upstream (5/s) with slower writes: vanilla's loop
-	// waits churn rate x latency of every second on status patches (25% at
-	// 50ms, 50% at 100ms, all of it at 200ms), which bounds the gain.
+	// The same churn as upstream (5/s) with slower writes. At 200ms writes
+	// vanilla's loop spends all its time on the churned pods' status patches
+	// and schedules almost nothing (102 of 2000 measured pods in the 10
+	// minutes scheduler_perf waits), so that point is not in the suite.
 	{TestCase: "APICallsUnschedulable200ms", Name: "unschedulable churn 5/s, 100ms writes", Latency: 100 * time.Millisecond},
-	{TestCase: "APICallsUnschedulable200ms", Name: "unschedulable churn 5/s, 200ms writes", Latency: 200 * time.Millisecond},
 	{TestCase: "APICallsNormal", Name: "normal scheduling, 50ms writes", Latency: 50 * time.Millisecond},
 	{TestCase: "APICallsNormal", Name: "normal scheduling, no injected latency"},
 }
