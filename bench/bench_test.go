@@ -150,18 +150,56 @@ func TestRunRejectsBadFlags(t *testing.T) {
 		name                 string
 		sizes, sides, suites string
 		reps, apiPods        int
+		apiKeys              string
 		want                 string
 	}{
-		{"zero reps", "1000", "vanilla", "burst", 0, 1000, "invalid -reps 0"},
-		{"unknown suite", "1000", "vanilla", "bursts", 1, 1000, `unknown suite "bursts"`},
-		{"too many api pods", "1000", "vanilla", "apicalls", 1, 5000, "invalid -api-pods 5000: must be between 1 and 4000"},
-		{"no api pods", "1000", "vanilla", "apicalls", 1, 0, "invalid -api-pods 0"},
+		{"zero reps", "1000", "vanilla", "burst", 0, 1000, "", "invalid -reps 0"},
+		{"unknown suite", "1000", "vanilla", "bursts", 1, 1000, "", `unknown suite "bursts"`},
+		{"too many api pods", "1000", "vanilla", "apicalls", 1, 5000, "", "invalid -api-pods 5000: must be between 1 and 4000"},
+		{"no api pods", "1000", "vanilla", "apicalls", 1, 0, "", "invalid -api-pods 0"},
+		{"unknown api workload", "1000", "vanilla", "apicalls", 1, 1000, "churn5-50ms,churn7", `unknown workload "churn7" in -api-workloads: allowed are churn5-50ms, churn10-50ms`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := run(t.TempDir(), tc.sizes, tc.reps, tc.sides, "", "", 0, tc.suites, tc.apiPods, "", defaultGangOptions(), defaultPlacementOptions())
+			err := run(t.TempDir(), tc.sizes, tc.reps, tc.sides, "", "", 0, tc.suites, tc.apiPods, "", tc.apiKeys, defaultGangOptions(), defaultPlacementOptions())
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("run: %v, want an error containing %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestChooseAPIWorkloads: -api-workloads picks workloads by key and keeps
+// the suite's order; empty picks them all.
+func TestChooseAPIWorkloads(t *testing.T) {
+	for _, tc := range []struct {
+		keys string
+		want []string
+	}{
+		{"", []string{"churn5-50ms", "churn10-50ms", "churn5-100ms", "churn5-150ms", "normal-50ms", "normal"}},
+		{"normal, churn5-150ms", []string{"churn5-150ms", "normal"}},
+		{"normal,normal", []string{"normal"}},
+	} {
+		got, err := chooseAPIWorkloads(tc.keys)
+		if err != nil {
+			t.Fatalf("chooseAPIWorkloads(%q): %v", tc.keys, err)
+		}
+		var keys []string
+		for _, w := range got {
+			keys = append(keys, w.Key)
+		}
+		if strings.Join(keys, ",") != strings.Join(tc.want, ",") {
+			t.Errorf("chooseAPIWorkloads(%q) = %v, want %v", tc.keys, keys, tc.want)
+		}
+	}
+}
+
+func TestUnderRoot(t *testing.T) {
+	for _, tc := range []struct{ p, want string }{
+		{"docs/benchmarks.md", "/src/kspatch/docs/benchmarks.md"},
+		{"/tmp/out.md", "/tmp/out.md"},
+	} {
+		if got := underRoot("/src/kspatch", tc.p); got != tc.want {
+			t.Errorf("underRoot(%q) = %q, want %q", tc.p, got, tc.want)
+		}
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"sort"
 	"strconv"
@@ -520,7 +519,7 @@ func runGangs(h *harness, reps int, o gangOptions) error {
 	if o.Markdown == "" {
 		return nil
 	}
-	if err := os.WriteFile(filepath.Join(h.root, o.Markdown), []byte(md), 0o644); err != nil {
+	if err := os.WriteFile(underRoot(h.root, o.Markdown), []byte(md), 0o644); err != nil {
 		return err
 	}
 	fmt.Printf("\nwrote %s\n", o.Markdown)

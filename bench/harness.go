@@ -180,3 +180,12 @@ func (h *harness) git(dir string, args ...string) (string, error) {
 	}
 	return out.String(), nil
 }
+
+// underRoot resolves an output path given on the command line: relative
+// paths are relative to the checkout, absolute ones are kept.
+func underRoot(root, p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(root, p)
+}

@@ -37,21 +37,22 @@ func main() {
 		sizesFlag = flag.String("sizes", "1000,2000,5000", "burst sizes (pods), comma-separated")
 		reps      = flag.Int("reps", 1, "runs per side and size; sides alternate within each repetition")
 		sideNames = flag.String("sides", "vanilla,patched-gate-off,patched-gate-on", "sides to run, comma-separated")
-		mdOut     = flag.String("markdown", "docs/benchmarks.md", "markdown summary to write (relative to -root); empty for none")
-		plotDir   = flag.String("plots", "docs/bench", "directory for the PNG plots (relative to -root); empty for none")
+		mdOut     = flag.String("markdown", "docs/benchmarks.md", "markdown summary to write (relative to -root unless absolute); empty for none")
+		plotDir   = flag.String("plots", "docs/bench", "directory for the PNG plots (relative to -root unless absolute); empty for none")
 		profile   = flag.Int("cpuprofile-size", 0, "also record a CPU profile of each side at this burst size")
 		suites    = flag.String("suites", defaultSuites, "suites to run: burst (DRA claim-template burst, KEP-6132), apicalls (API call latency, KEP-5229), gangs (gang scheduling, KEP-5732), placement (topology-aware placement of gangs, issue #8)")
 		apiPods   = flag.Int("api-pods", 1000, "measured pods of the apicalls suite")
-		apiMD     = flag.String("apicalls-markdown", "docs/benchmarks-apicalls.md", "markdown summary of the apicalls suite (relative to -root); empty for none")
+		apiMD     = flag.String("apicalls-markdown", "docs/benchmarks-apicalls.md", "markdown summary of the apicalls suite (relative to -root unless absolute); empty for none")
+		apiKeys   = flag.String("api-workloads", "", "apicalls suite: workloads to run, comma-separated keys (churn5-50ms, churn10-50ms, churn5-100ms, churn5-150ms, normal-50ms, normal); empty for all")
 		gangSizes = flag.String("gang-sizes", joinInts(defaultGangOptions().Sizes), "gangs suite: pods per gang (each gang's PodGroup has minCount = its size), comma-separated")
 		gangPods  = flag.Int("gang-pods", defaultGangOptions().Pods, "gangs suite: measured pods of every workload; a multiple of every gang size")
 		gangNodes = flag.Int("gang-nodes", defaultGangOptions().Nodes, "gangs suite: fake nodes")
-		gangMD    = flag.String("gangs-markdown", defaultGangOptions().Markdown, "markdown summary of the gangs suite (relative to -root); empty for none")
+		gangMD    = flag.String("gangs-markdown", defaultGangOptions().Markdown, "markdown summary of the gangs suite (relative to -root unless absolute); empty for none")
 		gangProf  = flag.Bool("gang-cpuprofile", false, "gangs suite: record a CPU profile of every run (cpu.pprof in its run directory)")
 		plClust   = flag.String("placement-clusters", formatPlacementClusters(defaultPlacementOptions().Clusters), "placement suite: cluster shapes as nodes/racks (racks of equal size), comma-separated")
 		plGang    = flag.Int("placement-gang-size", defaultPlacementOptions().GangSize, "placement suite: pods per gang (its PodGroup's minCount)")
 		plPods    = flag.Int("placement-pods", defaultPlacementOptions().Pods, "placement suite: measured pods of every workload; a multiple of the gang size")
-		plMD      = flag.String("placement-markdown", defaultPlacementOptions().Markdown, "markdown summary of the placement suite (relative to -root); empty for none")
+		plMD      = flag.String("placement-markdown", defaultPlacementOptions().Markdown, "markdown summary of the placement suite (relative to -root unless absolute); empty for none")
 		plProf    = flag.Bool("placement-cpuprofile", false, "placement suite: record a CPU profile of every run (cpu.pprof in its run directory)")
 	)
 	flag.Parse()
@@ -68,7 +69,7 @@ func main() {
 	command := commandLine(os.Args[1:])
 	gangs := gangOptions{Sizes: sizes, Pods: *gangPods, Nodes: *gangNodes, Markdown: *gangMD, Profile: *gangProf, Command: command}
 	placement := placementOptions{Clusters: clusters, GangSize: *plGang, Pods: *plPods, Markdown: *plMD, Profile: *plProf, Command: command}
-	if err := run(*root, *sizesFlag, *reps, *sideNames, *mdOut, *plotDir, *profile, *suites, *apiPods, *apiMD, gangs, placement); err != nil {
+	if err := run(*root, *sizesFlag, *reps, *sideNames, *mdOut, *plotDir, *profile, *suites, *apiPods, *apiMD, *apiKeys, gangs, placement); err != nil {
 		fmt.Fprintf(os.Stderr, "bench: %v\n", err)
 		os.Exit(1)
 	}
@@ -108,7 +109,7 @@ func commandLine(args []string) string {
 	return "make bench BENCH_ARGS='" + strings.Join(kept, " ") + "'"
 }
 
-func run(root, sizesFlag string, reps int, sideNames, mdOut, plotDir string, profileSize int, suites string, apiPods int, apiMD string, gangs gangOptions, placement placementOptions) error {
+func run(root, sizesFlag string, reps int, sideNames, mdOut, plotDir string, profileSize int, suites string, apiPods int, apiMD, apiKeys string, gangs gangOptions, placement placementOptions) error {
 	root, err := filepath.Abs(root)
 	if err != nil {
 		return err
@@ -146,6 +147,10 @@ func run(root, sizesFlag string, reps int, sideNames, mdOut, plotDir string, pro
 	if apiPods < 1 || apiPods > apiNodes*podsPerAPINode {
 		return fmt.Errorf("invalid -api-pods %d: must be between 1 and %d (the apicalls suite's %d nodes hold %d of its pods each)", apiPods, apiNodes*podsPerAPINode, apiNodes, podsPerAPINode)
 	}
+	apiChosen, err := chooseAPIWorkloads(apiKeys)
+	if err != nil {
+		return err
+	}
 	h := &harness{root: root, out: filepath.Join(root, "_output", "bench")}
 	var trees []string
 	if runBurst {
@@ -167,7 +172,7 @@ func run(root, sizesFlag string, reps int, sideNames, mdOut, plotDir string, pro
 		}
 	}
 	if runAPI {
-		if err := runAPICalls(h, reps, apiPods, apiMD); err != nil {
+		if err := runAPICalls(h, apiChosen, reps, apiPods, apiMD); err != nil {
 			return err
 		}
 	}
@@ -202,12 +207,12 @@ func run(root, sizesFlag string, reps int, sideNames, mdOut, plotDir string, pro
 	fmt.Println()
 	fmt.Print(sum.table())
 	if plotDir != "" {
-		if err := sum.plots(filepath.Join(root, plotDir)); err != nil {
+		if err := sum.plots(underRoot(root, plotDir)); err != nil {
 			return err
 		}
 	}
 	if mdOut != "" {
-		if err := os.WriteFile(filepath.Join(root, mdOut), []byte(sum.markdown(h, plotDir, reps)), 0o644); err != nil {
+		if err := os.WriteFile(underRoot(root, mdOut), []byte(sum.markdown(h, plotDir, reps)), 0o644); err != nil {
 			return err
 		}
 		fmt.Printf("\nwrote %s\n", mdOut)

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -382,7 +381,7 @@ func runPlacement(h *harness, reps int, o placementOptions) error {
 	if o.Markdown == "" {
 		return nil
 	}
-	if err := os.WriteFile(filepath.Join(h.root, o.Markdown), []byte(md), 0o644); err != nil {
+	if err := os.WriteFile(underRoot(h.root, o.Markdown), []byte(md), 0o644); err != nil {
 		return err
 	}
 	fmt.Printf("\nwrote %s\n", o.Markdown)
