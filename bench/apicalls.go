@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"sort"
 	"strings"
 	"time"
 )
@@ -48,6 +49,32 @@ var apiWorkloads = []apiWorkload{
 	{Key: "churn5-150ms", TestCase: "APICallsUnschedulable200ms", Name: "unschedulable churn 5/s, 150ms writes", Latency: 150 * time.Millisecond},
 	{Key: "normal-50ms", TestCase: "APICallsNormal", Name: "normal scheduling, 50ms writes", Latency: 50 * time.Millisecond},
 	{Key: "normal", TestCase: "APICallsNormal", Name: "normal scheduling, no injected latency"},
+}
+
+// apiOptions are the apicalls suite's flags.
+type apiOptions struct {
+	// Pods is the number of measured Pods of every workload.
+	Pods int
+	// Markdown is the summary to write (relative to the checkout unless
+	// absolute); empty for none.
+	Markdown string
+	// Workloads are the keys of the workloads to run, comma-separated;
+	// empty for all.
+	Workloads string
+	// Command is the command line that reproduces the run, for the summary.
+	Command string
+}
+
+func defaultAPIOptions() apiOptions {
+	return apiOptions{Pods: 1000, Markdown: "docs/benchmarks-apicalls.md", Command: "make bench BENCH_ARGS='-suites apicalls'"}
+}
+
+// validate checks the options and returns the workloads to run.
+func (o apiOptions) validate() ([]apiWorkload, error) {
+	if o.Pods < 1 || o.Pods > apiNodes*podsPerAPINode {
+		return nil, fmt.Errorf("invalid -api-pods %d: must be between 1 and %d (the apicalls suite's %d nodes hold %d of its pods each)", o.Pods, apiNodes*podsPerAPINode, apiNodes, podsPerAPINode)
+	}
+	return chooseAPIWorkloads(o.Workloads)
 }
 
 // chooseAPIWorkloads returns the workloads named in keys (comma-separated
@@ -152,6 +179,7 @@ func apiCallsConfig(tree string, pods, nodes int) string {
 type apiResult struct {
 	Workload apiWorkload
 	Side     string
+	Rep      int
 	// Throughput is SchedulingThroughput's average (pods/s).
 	Throughput float64
 	// StatusWrites and BindingWrites count the Pod status patches and
@@ -179,18 +207,19 @@ func apiResultFrom(items []dataItem) apiResult {
 
 // runAPICalls runs every workload of the suite on every side, reps times,
 // and writes the markdown summary.
-func runAPICalls(h *harness, workloads []apiWorkload, reps, pods int, mdOut string) error {
+func runAPICalls(h *harness, workloads []apiWorkload, reps int, o apiOptions) error {
+	pods := o.Pods
 	var results []apiResult
 	for rep := 1; rep <= reps; rep++ {
 		for _, w := range workloads {
-			for _, s := range apiSides {
+			for _, s := range sidesForRep(apiSides, rep) {
 				env := []string{"KSPATCH_BENCH_WRITE_LATENCY=" + w.Latency.String()}
 				items, err := h.run(s.Tree, w.TestCase, apiWorkloadName(s), fmt.Sprintf("%s-%s-%s-rep%d", w.TestCase, w.Latency, s.Name, rep), env, false)
 				if err != nil {
 					return fmt.Errorf("%s (%s) on %s: %w", w.TestCase, w.Name, s.Name, err)
 				}
 				r := apiResultFrom(items)
-				r.Workload, r.Side = w, s.Name
+				r.Workload, r.Side, r.Rep = w, s.Name, rep
 				if r.Throughput == 0 {
 					return fmt.Errorf("%s (%s) on %s: no SchedulingThroughput", w.TestCase, w.Name, s.Name)
 				}
@@ -200,63 +229,98 @@ func runAPICalls(h *harness, workloads []apiWorkload, reps, pods int, mdOut stri
 			}
 		}
 	}
-	md := apiMarkdown(h, workloads, results, reps, pods)
+	md := apiMarkdown(h, workloads, results, reps, o)
 	fmt.Println()
 	fmt.Print(md)
-	if mdOut == "" {
+	if o.Markdown == "" {
 		return nil
 	}
-	return os.WriteFile(underRoot(h.root, mdOut), []byte(md), 0o644)
+	return os.WriteFile(underRoot(h.root, o.Markdown), []byte(md), 0o644)
 }
 
-// apiMedian returns, per workload and side, the run with the median
-// throughput.
-func apiMedian(results []apiResult, w apiWorkload, sideName string) (apiResult, bool) {
-	var rs []result
-	var byThroughput = map[float64]apiResult{}
+func (r apiResult) throughput() float64 { return r.Throughput }
+
+// pairedRatios returns, for every repetition in which both sides ran
+// workload w, side num's throughput over side den's. Sides alternate within
+// a repetition, so a ratio compares runs a few seconds apart and a slow
+// period of a shared machine weighs on both.
+func pairedRatios(results []apiResult, w apiWorkload, num, den string) []float64 {
+	byRep := map[int]map[string]float64{}
+	var reps []int
 	for _, r := range results {
-		if r.Workload == w && r.Side == sideName {
-			rs = append(rs, result{Throughput: r.Throughput})
-			byThroughput[r.Throughput] = r
+		if r.Workload != w {
+			continue
+		}
+		if byRep[r.Rep] == nil {
+			byRep[r.Rep] = map[string]float64{}
+			reps = append(reps, r.Rep)
+		}
+		byRep[r.Rep][r.Side] = r.Throughput
+	}
+	sort.Ints(reps)
+	var ratios []float64
+	for _, rep := range reps {
+		n, okN := byRep[rep][num]
+		d, okD := byRep[rep][den]
+		if okN && okD && d > 0 {
+			ratios = append(ratios, n/d)
 		}
 	}
-	if len(rs) == 0 {
-		return apiResult{}, false
-	}
-	return byThroughput[medianResult(rs).Throughput], true
+	return ratios
 }
 
-func apiMarkdown(h *harness, workloads []apiWorkload, results []apiResult, reps, pods int) string {
+// ratioSummary is "median× (min–max)" of ratios, the upper median of an
+// even number; empty when there is none.
+func ratioSummary(ratios []float64) string {
+	if len(ratios) == 0 {
+		return ""
+	}
+	sorted := append([]float64(nil), ratios...)
+	sort.Float64s(sorted)
+	med := fmt.Sprintf("%.2f×", sorted[len(sorted)/2])
+	if len(sorted) == 1 {
+		return med
+	}
+	return fmt.Sprintf("%s (%.2f–%.2f)", med, sorted[0], sorted[len(sorted)-1])
+}
+
+func apiMarkdown(h *harness, workloads []apiWorkload, results []apiResult, reps int, o apiOptions) string {
+	pods := o.Pods
 	var b strings.Builder
 	goVersion, _ := exec.Command("go", "version").Output()
 	vanillaRef, _ := h.treeRef("vanilla")
 	patchedRef, _ := h.treeRef("patched")
 	fmt.Fprintf(&b, "# kspatch benchmarks: asynchronous API calls (KEP-5229)\n\nGenerated by `make bench` (bench/apicalls.go) on %s: %d CPUs, %s. "+
-		"Vanilla tree %s (v1.33.13 + build fix-up), patched tree %s. Each row is the median of %d run(s); sides alternate.\n\n",
+		"Vanilla tree %s (v1.33.13 + build fix-up), patched tree %s. Each row is the median of %d run(s); the sides take turns within a repetition, in reverse order in every other one.\n\n",
 		time.Now().UTC().Format("2006-01-02"), runtime.NumCPU(), strings.TrimSpace(string(goVersion)), short(vanillaRef), short(patchedRef), reps)
 	fmt.Fprintf(&b, "%d measured Pods on 100 nodes. *Unschedulable churn N/s*: shaped like upstream's `Unschedulable` workload — while they are scheduled, "+
 		"a high-priority Pod that fits nowhere (9 CPUs, nodes have 4) is created N times a second (upstream churns 5/s); it is attempted ahead of the "+
 		"measured Pods and each attempt ends in a `PodScheduled=False` status patch, which vanilla sends inside the scheduling cycle. "+
 		"The injected latency delays every Pod status patch and binding the scheduler sends (bench/scheduler_perf-data-items.patch); "+
 		"*writes/pod* count those requests over the whole run (churned Pods included), per measured Pod.\n\n", pods)
+	b.WriteString("*pods/s* is the median run's SchedulingThroughput (min–max over the runs); *vs vanilla* is the median of the per-repetition ratios to " +
+		"vanilla's run of the same repetition (min–max), and *on/off* the same against the gate-off side.\n\n")
 	b.WriteString("| workload | side | pods/s | status writes/pod | binding writes/pod | vs vanilla | on/off |\n|---|---|---:|---:|---:|---:|---:|\n")
 	for _, w := range workloads {
-		van, _ := apiMedian(results, w, "vanilla")
-		off, _ := apiMedian(results, w, "patched-gate-off")
 		for _, s := range apiSides {
-			r, ok := apiMedian(results, w, s.Name)
+			keep := func(r apiResult) bool { return r.Workload == w && r.Side == s.Name }
+			r, ok := medianRun(results, keep)
 			if !ok {
 				continue
 			}
-			onOff := ""
-			if s.Name == "patched-gate-on" && off.Throughput > 0 {
-				onOff = fmt.Sprintf("%.2f×", r.Throughput/off.Throughput)
+			vsVanilla := "1.00×"
+			if s.Name != "vanilla" {
+				vsVanilla = ratioSummary(pairedRatios(results, w, s.Name, "vanilla"))
 			}
-			fmt.Fprintf(&b, "| %s | %s | %.1f | %.2f | %.2f | %.2f× | %s |\n", w.Name, s.Name, r.Throughput,
-				r.StatusWrites/float64(pods), r.BindingWrites/float64(pods), ratio(r.Throughput, van.Throughput), onOff)
+			onOff := ""
+			if s.Name == "patched-gate-on" {
+				onOff = ratioSummary(pairedRatios(results, w, s.Name, "patched-gate-off"))
+			}
+			fmt.Fprintf(&b, "| %s | %s | %.1f%s | %.2f | %.2f | %s | %s |\n", w.Name, s.Name, r.Throughput, throughputSpread(results, keep),
+				r.StatusWrites/float64(pods), r.BindingWrites/float64(pods), vsVanilla, onOff)
 		}
 	}
-	b.WriteString("\nReproduce: `make bench BENCH_ARGS='-suites apicalls'` (add `-reps 3` for medians). " +
-		"Raw data items and logs are in `_output/bench/runs/`.\n")
+	fmt.Fprintf(&b, "\nCommand: `%s`. Reproduce with the defaults: `make bench BENCH_ARGS='-suites apicalls'` (add `-reps 4` for medians, "+
+		"`-api-workloads churn5-150ms,normal` for a subset). Raw data items and logs are in `_output/bench/runs/APICalls*`.\n", o.Command)
 	return b.String()
 }

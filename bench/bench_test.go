@@ -160,7 +160,7 @@ func TestRunRejectsBadFlags(t *testing.T) {
 		{"unknown api workload", "1000", "vanilla", "apicalls", 1, 1000, "churn5-50ms,churn7", `unknown workload "churn7" in -api-workloads: allowed are churn5-50ms, churn10-50ms`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := run(t.TempDir(), tc.sizes, tc.reps, tc.sides, "", "", 0, tc.suites, tc.apiPods, "", tc.apiKeys, defaultGangOptions(), defaultPlacementOptions())
+			err := run(t.TempDir(), tc.sizes, tc.reps, tc.sides, "", "", 0, tc.suites, apiOptions{Pods: tc.apiPods, Workloads: tc.apiKeys}, defaultGangOptions(), defaultPlacementOptions())
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("run: %v, want an error containing %q", err, tc.want)
 			}
@@ -201,5 +201,62 @@ func TestUnderRoot(t *testing.T) {
 		if got := underRoot("/src/kspatch", tc.p); got != tc.want {
 			t.Errorf("underRoot(%q) = %q, want %q", tc.p, got, tc.want)
 		}
+	}
+}
+
+// TestAPICallsSummary: rows take the median run's numbers, and the ratios
+// pair the sides of one repetition, so a slow repetition (rep 2 here, every
+// side at half speed) does not move them.
+func TestAPICallsSummary(t *testing.T) {
+	w := apiWorkloads[0]
+	var results []apiResult
+	for rep, speed := range []float64{1, 0.5, 1.1} {
+		for side, pods := range map[string]float64{"vanilla": 100, "patched-gate-off": 110, "patched-gate-on": 250} {
+			results = append(results, apiResult{Workload: w, Side: side, Rep: rep + 1, Throughput: pods * speed, StatusWrites: 20, BindingWrites: 1000})
+		}
+	}
+	// A repetition in which gate-on did not run has no pair.
+	results = append(results, apiResult{Workload: w, Side: "vanilla", Rep: 4, Throughput: 1})
+
+	if got, want := ratioSummary(pairedRatios(results, w, "patched-gate-on", "vanilla")), "2.50× (2.50–2.50)"; got != want {
+		t.Errorf("gate on vs vanilla = %q, want %q", got, want)
+	}
+	if got, want := ratioSummary([]float64{1.2, 0.9}), "1.20× (0.90–1.20)"; got != want {
+		t.Errorf("ratioSummary = %q, want %q", got, want)
+	}
+	if got := ratioSummary(nil); got != "" {
+		t.Errorf("ratioSummary(nil) = %q, want empty", got)
+	}
+	md := apiMarkdown(&harness{root: t.TempDir()}, apiWorkloads[:1], results, 3, apiOptions{Pods: 1000, Command: "make bench BENCH_ARGS='-suites apicalls -reps 3'"})
+	for _, row := range []string{
+		"| unschedulable churn 5/s, 50ms writes | vanilla | 100.0 (1–110) | 0.02 | 1.00 | 1.00× |  |",
+		"| unschedulable churn 5/s, 50ms writes | patched-gate-on | 250.0 (125–275) | 0.02 | 1.00 | 2.50× (2.50–2.50) | 2.27× (2.27–2.27) |",
+		"Command: `make bench BENCH_ARGS='-suites apicalls -reps 3'`.",
+	} {
+		if !strings.Contains(md, row) {
+			t.Errorf("summary lacks row\n%s\nin\n%s", row, md)
+		}
+	}
+}
+
+func TestSidesForRep(t *testing.T) {
+	names := func(ss []side) string {
+		var n []string
+		for _, s := range ss {
+			n = append(n, s.Name)
+		}
+		return strings.Join(n, ",")
+	}
+	for rep, want := range map[int]string{
+		1: "vanilla,patched-gate-off,patched-gate-on",
+		2: "patched-gate-on,patched-gate-off,vanilla",
+		3: "vanilla,patched-gate-off,patched-gate-on",
+	} {
+		if got := names(sidesForRep(apiSides, rep)); got != want {
+			t.Errorf("rep %d: %s, want %s", rep, got, want)
+		}
+	}
+	if got := names(apiSides); got != "vanilla,patched-gate-off,patched-gate-on" {
+		t.Errorf("sidesForRep changed its argument: %s", got)
 	}
 }

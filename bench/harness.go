@@ -189,3 +189,19 @@ func underRoot(root, p string) string {
 	}
 	return filepath.Join(root, p)
 }
+
+// sidesForRep is the order in which the sides run in repetition rep (from
+// 1): as given in odd repetitions, reversed in even ones. A run can be
+// slowed by the one before it (its etcd data still being removed, caches
+// warmed for another binary); alternating the order spreads that over
+// every side instead of always charging the same one.
+func sidesForRep(sides []side, rep int) []side {
+	if rep%2 == 1 {
+		return sides
+	}
+	reversed := make([]side, len(sides))
+	for i, s := range sides {
+		reversed[len(sides)-1-i] = s
+	}
+	return reversed
+}

@@ -35,14 +35,14 @@ func main() {
 	var (
 		root      = flag.String("root", "..", "the kspatch checkout")
 		sizesFlag = flag.String("sizes", "1000,2000,5000", "burst sizes (pods), comma-separated")
-		reps      = flag.Int("reps", 1, "runs per side and size; sides alternate within each repetition")
+		reps      = flag.Int("reps", 1, "runs per side and size; sides take turns within each repetition, in reverse order in even ones")
 		sideNames = flag.String("sides", "vanilla,patched-gate-off,patched-gate-on", "sides to run, comma-separated")
 		mdOut     = flag.String("markdown", "docs/benchmarks.md", "markdown summary to write (relative to -root unless absolute); empty for none")
 		plotDir   = flag.String("plots", "docs/bench", "directory for the PNG plots (relative to -root unless absolute); empty for none")
 		profile   = flag.Int("cpuprofile-size", 0, "also record a CPU profile of each side at this burst size")
 		suites    = flag.String("suites", defaultSuites, "suites to run: burst (DRA claim-template burst, KEP-6132), apicalls (API call latency, KEP-5229), gangs (gang scheduling, KEP-5732), placement (topology-aware placement of gangs, issue #8)")
-		apiPods   = flag.Int("api-pods", 1000, "measured pods of the apicalls suite")
-		apiMD     = flag.String("apicalls-markdown", "docs/benchmarks-apicalls.md", "markdown summary of the apicalls suite (relative to -root unless absolute); empty for none")
+		apiPods   = flag.Int("api-pods", defaultAPIOptions().Pods, "measured pods of the apicalls suite")
+		apiMD     = flag.String("apicalls-markdown", defaultAPIOptions().Markdown, "markdown summary of the apicalls suite (relative to -root unless absolute); empty for none")
 		apiKeys   = flag.String("api-workloads", "", "apicalls suite: workloads to run, comma-separated keys (churn5-50ms, churn10-50ms, churn5-100ms, churn5-150ms, normal-50ms, normal); empty for all")
 		gangSizes = flag.String("gang-sizes", joinInts(defaultGangOptions().Sizes), "gangs suite: pods per gang (each gang's PodGroup has minCount = its size), comma-separated")
 		gangPods  = flag.Int("gang-pods", defaultGangOptions().Pods, "gangs suite: measured pods of every workload; a multiple of every gang size")
@@ -69,7 +69,8 @@ func main() {
 	command := commandLine(os.Args[1:])
 	gangs := gangOptions{Sizes: sizes, Pods: *gangPods, Nodes: *gangNodes, Markdown: *gangMD, Profile: *gangProf, Command: command}
 	placement := placementOptions{Clusters: clusters, GangSize: *plGang, Pods: *plPods, Markdown: *plMD, Profile: *plProf, Command: command}
-	if err := run(*root, *sizesFlag, *reps, *sideNames, *mdOut, *plotDir, *profile, *suites, *apiPods, *apiMD, *apiKeys, gangs, placement); err != nil {
+	api := apiOptions{Pods: *apiPods, Markdown: *apiMD, Workloads: *apiKeys, Command: command}
+	if err := run(*root, *sizesFlag, *reps, *sideNames, *mdOut, *plotDir, *profile, *suites, api, gangs, placement); err != nil {
 		fmt.Fprintf(os.Stderr, "bench: %v\n", err)
 		os.Exit(1)
 	}
@@ -109,7 +110,7 @@ func commandLine(args []string) string {
 	return "make bench BENCH_ARGS='" + strings.Join(kept, " ") + "'"
 }
 
-func run(root, sizesFlag string, reps int, sideNames, mdOut, plotDir string, profileSize int, suites string, apiPods int, apiMD, apiKeys string, gangs gangOptions, placement placementOptions) error {
+func run(root, sizesFlag string, reps int, sideNames, mdOut, plotDir string, profileSize int, suites string, api apiOptions, gangs gangOptions, placement placementOptions) error {
 	root, err := filepath.Abs(root)
 	if err != nil {
 		return err
@@ -144,10 +145,7 @@ func run(root, sizesFlag string, reps int, sideNames, mdOut, plotDir string, pro
 	if err != nil {
 		return err
 	}
-	if apiPods < 1 || apiPods > apiNodes*podsPerAPINode {
-		return fmt.Errorf("invalid -api-pods %d: must be between 1 and %d (the apicalls suite's %d nodes hold %d of its pods each)", apiPods, apiNodes*podsPerAPINode, apiNodes, podsPerAPINode)
-	}
-	apiChosen, err := chooseAPIWorkloads(apiKeys)
+	apiChosen, err := api.validate()
 	if err != nil {
 		return err
 	}
@@ -160,7 +158,7 @@ func run(root, sizesFlag string, reps int, sideNames, mdOut, plotDir string, pro
 		trees = []string{"vanilla", "patched"}
 	}
 	for _, tree := range trees {
-		config := burstConfig(tree, sizes) + apiCallsConfig(tree, apiPods, apiNodes)
+		config := burstConfig(tree, sizes) + apiCallsConfig(tree, api.Pods, apiNodes)
 		if runGang {
 			config += gangsConfig(tree, gangs)
 		}
@@ -172,7 +170,7 @@ func run(root, sizesFlag string, reps int, sideNames, mdOut, plotDir string, pro
 		}
 	}
 	if runAPI {
-		if err := runAPICalls(h, apiChosen, reps, apiPods, apiMD); err != nil {
+		if err := runAPICalls(h, apiChosen, reps, api); err != nil {
 			return err
 		}
 	}
@@ -192,7 +190,7 @@ func run(root, sizesFlag string, reps int, sideNames, mdOut, plotDir string, pro
 	var results []result
 	for rep := 1; rep <= reps; rep++ {
 		for _, n := range sizes {
-			for _, s := range chosen {
+			for _, s := range sidesForRep(chosen, rep) {
 				r, err := h.runOne(s, n, rep, profileSize == n)
 				if err != nil {
 					return fmt.Errorf("%s with %d pods: %w", s.Name, n, err)
