@@ -175,7 +175,7 @@ func TestChooseAPIWorkloads(t *testing.T) {
 		keys string
 		want []string
 	}{
-		{"", []string{"churn5-50ms", "churn10-50ms", "churn5-100ms", "churn5-150ms", "normal-50ms", "normal"}},
+		{"", []string{"churn5-50ms", "churn10-50ms", "churn5-100ms", "churn5-150ms", "churn5-175ms", "normal-50ms", "normal"}},
 		{"normal, churn5-150ms", []string{"churn5-150ms", "normal"}},
 		{"normal,normal", []string{"normal"}},
 	} {
@@ -221,7 +221,10 @@ func TestAPICallsSummary(t *testing.T) {
 	if got, want := ratioSummary(pairedRatios(results, w, "patched-gate-on", "vanilla")), "2.50× (2.50–2.50)"; got != want {
 		t.Errorf("gate on vs vanilla = %q, want %q", got, want)
 	}
-	if got, want := ratioSummary([]float64{1.2, 0.9}), "1.20× (0.90–1.20)"; got != want {
+	if got, want := ratioSummary([]float64{1.2, 0.9}), "1.05× (0.90–1.20)"; got != want {
+		t.Errorf("ratioSummary = %q, want %q", got, want)
+	}
+	if got, want := ratioSummary([]float64{1.2, 0.9, 2, 1}), "1.10× (0.90–2.00)"; got != want {
 		t.Errorf("ratioSummary = %q, want %q", got, want)
 	}
 	if got := ratioSummary(nil); got != "" {
