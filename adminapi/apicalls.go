@@ -156,9 +156,10 @@ func (doc apiCallList) writeText(w io.Writer) error {
 	}
 	var err error
 	if doc.Remaining > 0 {
-		_, err = fmt.Fprintf(w, "\n%d calls matched; showing the %d oldest, %d more: raise limit=\n", doc.Matched, len(doc.Items), doc.Remaining)
+		_, err = fmt.Fprintf(w, "\n%s matched; showing the %d oldest, %d more: raise limit=\n",
+			count(doc.Matched, "call", "calls"), len(doc.Items), doc.Remaining)
 	} else {
-		_, err = fmt.Fprintf(w, "\n%d calls matched.\n", doc.Matched)
+		_, err = fmt.Fprintf(w, "\n%s matched.\n", count(doc.Matched, "call", "calls"))
 	}
 	return err
 }

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/go-chi/chi/v5"
 )
 
 func TestBadRequests(t *testing.T) {
@@ -326,5 +328,155 @@ func TestSecurityHeaders(t *testing.T) {
 	rec := get(NewRouter(fixtureOptions()), "/debug/queue", "")
 	if rec.Header().Get("Cache-Control") != "no-store" || rec.Header().Get("X-Content-Type-Options") != "nosniff" {
 		t.Errorf("headers %v", rec.Header())
+	}
+}
+
+// TestPathParams: the namespace and name in a path are checked like query
+// parameters (a namespace is a DNS label, a pod or pod group name a DNS
+// subdomain), and whatever an error body echoes is bounded and escaped.
+func TestPathParams(t *testing.T) {
+	h := NewRouter(fixtureOptions())
+	const (
+		nsRule   = "must be a DNS label: at most 63 characters"
+		nameRule = "must be a DNS subdomain: at most 253 characters"
+	)
+	long := strings.Repeat("a", 5000)
+	for _, tc := range []struct {
+		target string
+		code   int
+		want   string
+	}{
+		// Control characters: ESC, CR, LF.
+		{"/debug/queue/pods/team-a/x%1B%5B31mred", 400, `invalid name "x\x1b[31mred": ` + nameRule},
+		{"/debug/queue/pods/team%0D%0AX-Injected:%201/p", 400, `invalid namespace "team\r\nX-Injected: 1": ` + nsRule},
+		{"/debug/queue/pods/team-a/a%0Ab", 400, `invalid name "a\nb": ` + nameRule},
+		// Lengths.
+		{"/debug/queue/pods/team-a/" + long, 400, `invalid name "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...": ` + nameRule},
+		{"/debug/queue/pods/" + long + "/p", 400, `invalid namespace "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...": ` + nsRule},
+		{"/debug/queue/pods/" + strings.Repeat("n", 64) + "/p", 400, "invalid namespace"},
+		{"/debug/queue/pods/team-a/" + strings.Repeat("p", 254), 400, "invalid name"},
+		{"/debug/queue/pods/" + strings.Repeat("n", 63) + "/" + strings.Repeat("p", 253), 404,
+			"pod " + strings.Repeat("n", 63) + "/" + strings.Repeat("p", 253) + " is not in the scheduling queue"},
+		// Syntax.
+		{"/debug/queue/pods/team-a/Trainer-0", 400, `invalid name "Trainer-0"`},
+		{"/debug/queue/pods/team_a/p", 400, `invalid namespace "team_a"`},
+		{"/debug/queue/pods/team.a/p", 400, `invalid namespace "team.a"`},
+		{"/debug/queue/pods/-team/p", 400, `invalid namespace "-team"`},
+		{"/debug/queue/pods/team-/p", 400, `invalid namespace "team-"`},
+		{"/debug/queue/pods/team-a/-p", 400, `invalid name "-p"`},
+		{"/debug/queue/pods/team-a/p.", 400, `invalid name "p."`},
+		{"/debug/queue/pods/team-a/a..b", 400, `invalid name "a..b"`},
+		{"/debug/queue/pods/team-a/a.-b", 400, `invalid name "a.-b"`},
+		{"/debug/queue/pods/team-a/a%2Fb", 400, `invalid name "a/b"`},
+		{"/debug/queue/pods/team-a/%E2%80%AEgpj", 400, `invalid name "\u202egpj"`},
+		{"/debug/queue/pods/team-a/a.b-c.0", 404, "pod team-a/a.b-c.0 is not in the scheduling queue"},
+		{"/debug/queue/pods/0/9", 404, "pod 0/9 is not in the scheduling queue"},
+		{"/debug/queue/pods/team-a/trainer-0", 200, "Pod:                     team-a/trainer-0\n"},
+		// The same for the per-group placements route.
+		{"/debug/placements/ml/" + long, 400, `invalid podGroup "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...": ` + nameRule},
+		{"/debug/placements/m%1Bl/llama-train", 400, `invalid namespace "m\x1bl": ` + nsRule},
+		{"/debug/placements/ml/Llama", 400, `invalid podGroup "Llama"`},
+		// No route: the path is echoed escaped and cut short.
+		{"/debug/nothing%1B%5B2J%0D%0A" + long, 404, `no route /debug/nothing\x1b[2J\r\naaaa`},
+		{"/debug/nothing%E2%80%AE%5C", 404, `no route /debug/nothing\u202e\\;`},
+		// Other echoed names are cut short too.
+		{"/debug/pprof/" + long, 404, `unknown profile "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...": available are`},
+		{"/debug/queue?" + long + "=1", 400, `unknown query parameter "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...": allowed parameters are`},
+		{"/debug/queue?%zz" + long + "=1", 400, `query parameter "%zzaaaaaaaaaaaaaaaaaaaaaaaaaaaaa..." is not correctly URL-encoded`},
+	} {
+		rec := get(h, tc.target, "")
+		body := rec.Body.String()
+		if rec.Code != tc.code || !strings.Contains(body, tc.want) {
+			t.Errorf("GET %.80s: %d %.300q, want %d containing %q", tc.target, rec.Code, body, tc.code, tc.want)
+		}
+		if tc.code == http.StatusOK {
+			continue
+		}
+		// One line, without control characters, of bounded length.
+		msg := strings.TrimSuffix(body, "\n")
+		for i, r := range msg {
+			if r < 0x20 || r == 0x7f || r == '\u202e' {
+				t.Errorf("GET %.80s: the error body has control character %q at %d: %.300q", tc.target, r, i, body)
+				break
+			}
+		}
+		if len(body) > 512 {
+			t.Errorf("GET %.80s: the error body is %d bytes long: %.300q", tc.target, len(body), body)
+		}
+	}
+}
+
+// TestObserverMethodNotAllowed: a 405 is counted under the route whose
+// method was refused, not as "unmatched" (which is for paths no route has).
+func TestObserverMethodNotAllowed(t *testing.T) {
+	type obs struct {
+		route string
+		code  int
+	}
+	var got []obs
+	opts := fixtureOptions()
+	opts.Observer = RequestObserverFunc(func(route string, code int, _ time.Duration) {
+		got = append(got, obs{route, code})
+	})
+	h := NewRouter(opts)
+	mounted := chi.NewRouter()
+	mounted.Mount("/debug/kspatch", NewRouter(opts))
+	for _, tc := range []struct {
+		h              http.Handler
+		method, target string
+		want           obs
+	}{
+		{h, http.MethodPost, "/debug/queue", obs{"/debug/queue", 405}},
+		{h, http.MethodDelete, "/debug/queue/pods/team-a/trainer-0", obs{"/debug/queue/pods/{namespace}/{name}", 405}},
+		{h, http.MethodPut, "/healthz", obs{"/healthz", 405}},
+		{h, http.MethodPatch, "/debug/apicalls?limit=1", obs{"/debug/apicalls", 405}},
+		{h, http.MethodOptions, "/debug/placements/ml/llama-train", obs{"/debug/placements/{namespace}/{podGroup}", 405}},
+		{h, http.MethodPost, "/debug/pprof/profile", obs{"/debug/pprof/profile", 405}},
+		{h, http.MethodPost, "/debug/pprof/heap", obs{"/debug/pprof/{profile}", 405}},
+		{h, http.MethodPost, "/debug/pprof/ui/s/1/saveconfig", obs{"/debug/pprof/ui/s/{session}/*", 405}},
+		{h, "BREW", "/debug/queue", obs{"/debug/queue", 405}}, // a method chi does not know
+		{mounted, http.MethodPost, "/debug/kspatch/debug/queue", obs{"/debug/kspatch/debug/queue", 405}},
+		// No route has the path: unmatched, whatever the method.
+		{h, http.MethodPost, "/no/such/path", obs{"unmatched", 404}},
+		{h, http.MethodGet, "/no/such/path", obs{"unmatched", 404}},
+		// The route's own methods.
+		{h, http.MethodGet, "/debug/queue", obs{"/debug/queue", 200}},
+		{h, http.MethodHead, "/debug/queue/pods/team-a/trainer-0", obs{"/debug/queue/pods/{namespace}/{name}", 200}},
+	} {
+		got = nil
+		do(tc.h, tc.method, tc.target, "")
+		if len(got) != 1 || got[0] != tc.want {
+			t.Errorf("%s %s: observed %v, want [%v]", tc.method, tc.target, got, tc.want)
+		}
+	}
+}
+
+func TestEchoHelpers(t *testing.T) {
+	for _, tc := range []struct {
+		in    string
+		limit int
+		want  string
+	}{
+		{"/debug/queue", 128, "/debug/queue"},
+		{"a\x1b[0mb\r\n\tc", 128, `a\x1b[0mb\r\n\tc`},
+		{"a\xffb", 128, `a\xffb`},
+		{`a\x1bb`, 128, `a\\x1bb`}, // a literal backslash is not an escape
+		{"\u202eré\u00a0", 128, `\u202eré\u00a0`},
+		{"abcdef", 3, "abc..."},
+		{"ab\x1b", 4, "ab..."}, // an escape is not split
+	} {
+		if got := printable(tc.in, tc.limit); got != tc.want {
+			t.Errorf("printable(%q, %d) = %q, want %q", tc.in, tc.limit, got, tc.want)
+		}
+	}
+	for _, tc := range []struct{ in, want string }{
+		{strings.Repeat("a", 64), strings.Repeat("a", 64)},
+		{strings.Repeat("a", 65), strings.Repeat("a", 32) + "..."},
+		{strings.Repeat("é", 40), strings.Repeat("é", 16) + "..."},
+		{"a" + strings.Repeat("é", 40), "a" + strings.Repeat("é", 15) + "..."}, // not cut inside a character
+	} {
+		if got := clip(tc.in); got != tc.want {
+			t.Errorf("clip(%q) = %q, want %q", tc.in, got, tc.want)
+		}
 	}
 }

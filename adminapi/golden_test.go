@@ -110,3 +110,45 @@ func compareGolden(t *testing.T, name string, got []byte) {
 		t.Errorf("%s differs (run go test -update to accept):\n--- got\n%s\n--- want\n%s", path, got, want)
 	}
 }
+
+// TestCountMessages: the count lines under the text tables agree in number
+// with their count ("1 pod matched", "2 pods matched").
+func TestCountMessages(t *testing.T) {
+	h := NewRouter(fixtureOptions())
+	for _, tc := range []struct{ target, last string }{
+		{"/debug/queue?queue=gated", "1 pod matched; showing 1."},
+		{"/debug/queue?queue=active", "2 pods matched; showing 2."},
+		{"/debug/queue?queue=active&limit=1", "2 pods matched; showing 1, 1 more: add continue="},
+		{"/debug/queue?namespace=team-b&limit=1", "2 pods matched; showing 1, 1 more: add continue="},
+		{"/debug/apicalls?type=pod_binding", "1 call matched."},
+		{"/debug/apicalls?type=pod_status_patch", "3 calls matched."},
+		{"/debug/apicalls?type=pod_status_patch&limit=1", "3 calls matched; showing the 1 oldest, 2 more: raise limit="},
+		{"/debug/placements/team-a/trainer", "1 decision matched (3 recorded)."},
+		{"/debug/placements/ml/llama-train", "2 decisions matched (3 recorded)."},
+		{"/debug/placements?limit=1", "3 decisions matched (3 recorded); showing the 1 newest, 2 more: raise limit="},
+	} {
+		rec := get(h, tc.target, "")
+		lines := strings.Split(strings.TrimSuffix(rec.Body.String(), "\n"), "\n")
+		last := lines[len(lines)-1]
+		if strings.HasSuffix(tc.last, "continue=") {
+			last, _, _ = strings.Cut(last, "continue=")
+			last += "continue="
+		}
+		if rec.Code != http.StatusOK || last != tc.last {
+			t.Errorf("GET %s: %d, last line %q, want %q", tc.target, rec.Code, last, tc.last)
+		}
+	}
+	// The size bound, in bytes.
+	for _, tc := range []struct {
+		max  int
+		want string
+	}{
+		{1, "the response exceeds 1 byte; ask for fewer items with limit=\n"},
+		{2, "the response exceeds 2 bytes; ask for fewer items with limit=\n"},
+	} {
+		rec := get(NewRouter(Options{Queue: fixtureQueue(), MaxResponseBytes: tc.max}), "/debug/queue", "")
+		if rec.Code != http.StatusInternalServerError || rec.Body.String() != tc.want {
+			t.Errorf("MaxResponseBytes %d: %d %q, want 500 %q", tc.max, rec.Code, rec.Body, tc.want)
+		}
+	}
+}

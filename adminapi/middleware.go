@@ -235,10 +235,26 @@ func (a *api) notFound(w http.ResponseWriter, r *http.Request) {
 	if info, ok := r.Context().Value(requestInfoKey{}).(*requestInfo); ok {
 		info.unmatched = true
 	}
-	writeError(w, r, http.StatusNotFound, fmt.Sprintf("no route %s; see /debug/queue, /debug/apicalls, /debug/placements, /debug/pprof/", r.URL.Path))
+	writeError(w, r, http.StatusNotFound, fmt.Sprintf("no route %s; see /debug/queue, /debug/apicalls, /debug/placements, /debug/pprof/",
+		printable(r.URL.Path, 128)))
 }
 
 func (a *api) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
+	// chi records a route's pattern only when the method matches too: add
+	// the pattern of the GET route this path matches, so that observe
+	// reports the 405 under its route rather than as unmatched.
+	if rctx := chi.RouteContext(r.Context()); rctx != nil && a.routes != nil {
+		path := rctx.RoutePath // the rest of the path, when mounted
+		if path == "" {
+			path = r.URL.RawPath
+		}
+		if path == "" {
+			path = r.URL.Path
+		}
+		if p := a.routes.Find(chi.NewRouteContext(), http.MethodGet, path); p != "" {
+			rctx.RoutePatterns = append(rctx.RoutePatterns, p)
+		}
+	}
 	w.Header().Set("Allow", "GET, HEAD")
 	writeError(w, r, http.StatusMethodNotAllowed, fmt.Sprintf("method %s is not allowed: the admin API is read-only (GET, HEAD)", r.Method))
 }

@@ -3,6 +3,8 @@ package adminapi
 import (
 	"log/slog"
 	"time"
+
+	"github.com/go-chi/chi/v5"
 )
 
 // Defaults for the zero values of Options.
@@ -61,6 +63,9 @@ type api struct {
 	log  *slog.Logger
 	sem  chan struct{}
 	ui   *pprofUI
+	// routes is the router's own mux, to find the route of a request whose
+	// method it refused.
+	routes chi.Routes
 }
 
 func newAPI(opts Options) *api {

@@ -7,16 +7,20 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
-// This file parses and validates query parameters. Every route declares the
-// parameters it takes; anything else is a 400 that names the parameter and
-// lists the allowed ones, and every bad value is a 400 that names the
-// parameter and says what is allowed.
+// This file parses and validates query and path parameters. Every route
+// declares the parameters it takes; anything else is a 400 that names the
+// parameter and lists the allowed ones, and every bad value is a 400 that
+// names the parameter and says what is allowed. What a message echoes from
+// the request is bounded (clip, printable) and escaped.
 
 // Limits of the list routes.
 const (
@@ -46,6 +50,111 @@ func invalid(param, value, allowed string) *paramError {
 	return &paramError{param: param, msg: fmt.Sprintf("invalid %s %q: %s", param, value, allowed)}
 }
 
+// clip shortens what a message echoes: a string longer than 64 bytes is cut
+// to its first 32 bytes (whole characters) and "...".
+func clip(s string) string {
+	if len(s) <= 64 {
+		return s
+	}
+	n := 32
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "..."
+}
+
+// printable returns s for a one-line message, unquoted: control, format and
+// other non-printable characters and invalid bytes are escaped the way Go
+// quotes them (\x1b, \r, \u202e), backslashes are doubled, and beyond limit
+// bytes of output the rest is cut to "...".
+func printable(s string, limit int) string {
+	var b strings.Builder
+	for s != "" {
+		r, size := utf8.DecodeRuneInString(s)
+		var piece string
+		switch {
+		case r == utf8.RuneError && size == 1:
+			piece = fmt.Sprintf(`\x%02x`, s[0])
+		case r == '\\':
+			piece = `\\`
+		case unicode.IsPrint(r):
+			piece = s[:size]
+		default:
+			q := strconv.QuoteRune(r)
+			piece = q[1 : len(q)-1]
+		}
+		if b.Len()+len(piece) > limit {
+			b.WriteString("...")
+			break
+		}
+		b.WriteString(piece)
+		s = s[size:]
+	}
+	return b.String()
+}
+
+// The names in a path are checked the way Kubernetes validates them, so that
+// a name no object can have is a 400 that says what is allowed, and error
+// messages never echo more than a valid name.
+const (
+	namespaceRule = "must be a DNS label: at most 63 characters, lowercase letters, digits and '-', " +
+		"starting and ending with a letter or digit"
+	objectNameRule = "must be a DNS subdomain: at most 253 characters, lowercase letters, digits, '-' and '.', " +
+		"each dot-separated part starting and ending with a letter or digit"
+)
+
+// isLabelText reports whether s is non-empty, of lowercase letters, digits
+// and '-', and starts and ends with a letter or digit (RFC 1123 label
+// characters; no length bound).
+func isLabelText(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z', '0' <= c && c <= '9':
+		case c == '-' && i > 0 && i < len(s)-1:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// isDNSLabel reports whether s is a valid namespace name (an RFC 1123 label
+// of at most 63 characters).
+func isDNSLabel(s string) bool {
+	return len(s) <= 63 && isLabelText(s)
+}
+
+// isDNSSubdomain reports whether s is a valid pod or pod group name (an RFC
+// 1123 subdomain of at most 253 characters: dot-separated label texts).
+func isDNSSubdomain(s string) bool {
+	if len(s) > 253 {
+		return false
+	}
+	for part := range strings.SplitSeq(s, ".") {
+		if !isLabelText(part) {
+			return false
+		}
+	}
+	return true
+}
+
+// parseObjectPath returns the {namespace} and the {nameKey} parameters of
+// the request's path, unescaped and checked.
+func parseObjectPath(r *http.Request, nameKey string) (namespace, name string, err error) {
+	namespace, name = urlParam(r, "namespace"), urlParam(r, nameKey)
+	if !isDNSLabel(namespace) {
+		return "", "", invalid("namespace", clip(namespace), namespaceRule)
+	}
+	if !isDNSSubdomain(name) {
+		return "", "", invalid(nameKey, clip(name), objectNameRule)
+	}
+	return namespace, name, nil
+}
+
 // pair is one key=value of a query, unescaped.
 type pair struct {
 	key, value string
@@ -65,7 +174,7 @@ func splitQuery(raw string) ([]pair, error) {
 		rk, rv, _ := strings.Cut(seg, "=")
 		k, err := url.QueryUnescape(rk)
 		if err != nil {
-			return nil, &paramError{param: rk, msg: fmt.Sprintf("query parameter %q is not correctly URL-encoded", rk)}
+			return nil, &paramError{param: rk, msg: fmt.Sprintf("query parameter %q is not correctly URL-encoded", clip(rk))}
 		}
 		v, err := url.QueryUnescape(rv)
 		pairs = append(pairs, pair{key: k, value: v, badValue: err != nil})
@@ -123,11 +232,11 @@ func parseParams(raw string, allowed []string, repeatable ...string) (params, er
 
 func unknownParam(key string, allowed []string) *paramError {
 	if len(allowed) == 0 {
-		return &paramError{param: key, msg: fmt.Sprintf("unknown query parameter %q: this route takes no query parameters", key)}
+		return &paramError{param: key, msg: fmt.Sprintf("unknown query parameter %q: this route takes no query parameters", clip(key))}
 	}
 	sorted := slices.Clone(allowed)
 	slices.Sort(sorted)
-	return &paramError{param: key, msg: fmt.Sprintf("unknown query parameter %q: allowed parameters are %s", key, strings.Join(sorted, ", "))}
+	return &paramError{param: key, msg: fmt.Sprintf("unknown query parameter %q: allowed parameters are %s", clip(key), strings.Join(sorted, ", "))}
 }
 
 // get returns the value of a single-valued parameter.

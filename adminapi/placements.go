@@ -69,17 +69,36 @@ type podAssignmentView struct {
 	Failure string `json:"failure,omitempty"`
 }
 
+// listPlacements serves /debug/placements: every group's decisions.
 func (a *api) listPlacements(w http.ResponseWriter, r *http.Request) {
+	a.placements(w, r, false)
+}
+
+// listGroupPlacements serves /debug/placements/{namespace}/{podGroup}.
+func (a *api) listGroupPlacements(w http.ResponseWriter, r *http.Request) {
+	a.placements(w, r, true)
+}
+
+// placements lists the recorded decisions, of the group the path names when
+// perGroup is set.
+func (a *api) placements(w http.ResponseWriter, r *http.Request, perGroup bool) {
 	if a.opts.Placements == nil {
 		notImplemented(w, r, "placement decisions are not available: the GangScheduling / TopologyAwareWorkloadScheduling feature gates are disabled or not in this build")
 		return
+	}
+	var ns, group string
+	if perGroup {
+		var err error
+		if ns, group, err = parseObjectPath(r, "podGroup"); err != nil {
+			badRequest(w, r, err)
+			return
+		}
 	}
 	limit, err := parsePlacementParams(r.URL.RawQuery)
 	if err != nil {
 		badRequest(w, r, err)
 		return
 	}
-	ns, group := urlParam(r, "namespace"), urlParam(r, "podGroup")
 	snap, err := fetch(a, r, a.opts.Placements.PlacementSnapshot)
 	if err != nil {
 		a.sourceError(w, r, "the placement decisions", err)
@@ -193,10 +212,10 @@ func (v *placementDecisionView) feasible() int {
 func (doc placementList) footer(w io.Writer) error {
 	var err error
 	if doc.Remaining > 0 {
-		_, err = fmt.Fprintf(w, "\n%d decisions matched (%d recorded); showing the %d newest, %d more: raise limit=\n",
-			doc.Matched, doc.Recorded, len(doc.Items), doc.Remaining)
+		_, err = fmt.Fprintf(w, "\n%s matched (%d recorded); showing the %d newest, %d more: raise limit=\n",
+			count(doc.Matched, "decision", "decisions"), doc.Recorded, len(doc.Items), doc.Remaining)
 	} else {
-		_, err = fmt.Fprintf(w, "\n%d decisions matched (%d recorded).\n", doc.Matched, doc.Recorded)
+		_, err = fmt.Fprintf(w, "\n%s matched (%d recorded).\n", count(doc.Matched, "decision", "decisions"), doc.Recorded)
 	}
 	return err
 }

@@ -59,11 +59,28 @@ func (a *api) pprofSymbol(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *api) pprofProfile(w http.ResponseWriter, r *http.Request) {
-	a.servePprof(w, r, defaultProfileSeconds, pprof.Profile, "seconds")
+	a.servePprof(w, r, defaultProfileSeconds, sampled("profile", pprof.Profile), "seconds")
 }
 
 func (a *api) pprofTrace(w http.ResponseWriter, r *http.Request) {
-	a.servePprof(w, r, defaultTraceSeconds, pprof.Trace, "seconds")
+	a.servePprof(w, r, defaultTraceSeconds, sampled("trace", pprof.Trace), "seconds")
+}
+
+// sampled wraps the handler of a profile that is sampled over time (CPU
+// profile, execution trace). A HEAD request gets the headers of the download
+// alone: sampling would hold the process's one CPU profiler or tracer for
+// seconds, so that another client's request for one fails meanwhile, and
+// HEAD has no side effects.
+func sampled(name string, h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodHead {
+			w.Header().Set("Content-Type", "application/octet-stream")
+			w.Header().Set("Content-Disposition", `attachment; filename="`+name+`"`)
+			w.WriteHeader(http.StatusOK)
+			return
+		}
+		h(w, r)
+	}
 }
 
 // pprofNamed serves a runtime/pprof profile by name (heap, goroutine, ...).
@@ -76,7 +93,7 @@ func (a *api) pprofNamed(w http.ResponseWriter, r *http.Request) {
 		}
 		names = append(names, "cmdline", "profile", "symbol", "trace", "ui/")
 		slices.Sort(names)
-		writeError(w, r, http.StatusNotFound, fmt.Sprintf("unknown profile %q: available are %s", name, strings.Join(names, ", ")))
+		writeError(w, r, http.StatusNotFound, fmt.Sprintf("unknown profile %q: available are %s", clip(name), strings.Join(names, ", ")))
 		return
 	}
 	a.servePprof(w, r, 0, pprof.Handler(name).ServeHTTP, "debug", "gc", "seconds")

@@ -29,8 +29,10 @@ import (
 // redirects to the flame graph of that session, /debug/pprof/ui/s/{id}/.
 // The UI's own links are relative ("./top", "./flamegraph"), so the session
 // works under any mount prefix. One session is kept at a time; opening a new
-// one retires the previous one. The UI is read-only here: it does not read
-// object files, run symbolizers or save settings (saving is a POST).
+// one retires the previous one. HEAD /debug/pprof/ui/ only checks the
+// parameters: it collects nothing and keeps the current session. The UI is
+// read-only here: it does not read object files, run symbolizers or save
+// settings (saving is a POST).
 
 // pprofUI holds the current UI session.
 type pprofUI struct {
@@ -51,6 +53,14 @@ func (u *pprofUI) newSession(w http.ResponseWriter, r *http.Request) {
 	p, err := parsePprofParams(r.URL.RawQuery, "seconds")
 	if err != nil {
 		badRequest(w, r, err)
+		return
+	}
+	if r.Method == http.MethodHead {
+		// HEAD has no side effects: it neither samples the CPU nor
+		// retires the open session. It tells whether the parameters are
+		// good; only a GET opens a session (303 to it).
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.WriteHeader(http.StatusOK)
 		return
 	}
 	secs := p.seconds

@@ -161,11 +161,15 @@ func (a *api) getQueuedPod(w http.ResponseWriter, r *http.Request) {
 		notImplemented(w, r, "the scheduling queue is not available to the admin API in this scheduler")
 		return
 	}
+	ns, name, err := parseObjectPath(r, "name")
+	if err != nil {
+		badRequest(w, r, err)
+		return
+	}
 	if err := parseOutputOnly(r.URL.RawQuery); err != nil {
 		badRequest(w, r, err)
 		return
 	}
-	ns, name := urlParam(r, "namespace"), urlParam(r, "name")
 	d, err := fetch(a, r, func(ctx context.Context) (*QueuedPodDetail, error) {
 		return a.opts.Queue.QueuedPod(ctx, ns, name)
 	})
@@ -397,10 +401,10 @@ func (doc queueList) writeText(w io.Writer) error {
 	}
 	var err error
 	if doc.Remaining > 0 {
-		_, err = fmt.Fprintf(w, "\n%d pods matched; showing %d, %d more: add continue=%s\n",
-			doc.Matched, len(doc.Items), doc.Remaining, doc.Continue)
+		_, err = fmt.Fprintf(w, "\n%s matched; showing %d, %d more: add continue=%s\n",
+			count(doc.Matched, "pod", "pods"), len(doc.Items), doc.Remaining, doc.Continue)
 	} else {
-		_, err = fmt.Fprintf(w, "\n%d pods matched; showing %d.\n", doc.Matched, len(doc.Items))
+		_, err = fmt.Fprintf(w, "\n%s matched; showing %d.\n", count(doc.Matched, "pod", "pods"), len(doc.Items))
 	}
 	return err
 }

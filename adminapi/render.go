@@ -111,7 +111,7 @@ func (a *api) render(w http.ResponseWriter, r *http.Request, v any, text func(io
 	if errors.As(err, new(tooLargeError)) {
 		a.log.Error("admin API response too large", "path", r.URL.Path, "maxBytes", a.opts.MaxResponseBytes)
 		writeError(w, r, http.StatusInternalServerError, fmt.Sprintf(
-			"the response exceeds %d bytes; ask for fewer items with limit=", a.opts.MaxResponseBytes))
+			"the response exceeds %s; ask for fewer items with limit=", count(a.opts.MaxResponseBytes, "byte", "bytes")))
 		return
 	}
 	if err != nil {
@@ -187,6 +187,14 @@ func orNone(s string) string {
 // joinOrNone joins ss with commas, or returns "<none>".
 func joinOrNone(ss []string) string {
 	return orNone(strings.Join(ss, ","))
+}
+
+// count writes n with the noun that agrees with it: "1 pod", "2 pods".
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
 }
 
 func yesNo(b bool) string {

@@ -15,6 +15,7 @@ import (
 func NewRouter(opts Options) http.Handler {
 	a := newAPI(opts)
 	r := chi.NewRouter()
+	a.routes = r
 	r.Use(a.observe, a.recoverPanic, securityHeaders, middleware.GetHead)
 	r.NotFound(a.notFound)
 	r.MethodNotAllowed(a.methodNotAllowed)
@@ -28,7 +29,7 @@ func NewRouter(opts Options) http.Handler {
 		r.Get("/debug/queue/pods/{namespace}/{name}", a.getQueuedPod)
 		r.Get("/debug/apicalls", a.listAPICalls)
 		r.Get("/debug/placements", a.listPlacements)
-		r.Get("/debug/placements/{namespace}/{podGroup}", a.listPlacements)
+		r.Get("/debug/placements/{namespace}/{podGroup}", a.listGroupPlacements)
 
 		if !opts.DisableProfiling {
 			r.Get("/debug/pprof/", a.pprofIndex)

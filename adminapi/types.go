@@ -284,8 +284,8 @@ type PodAssignment struct {
 // RequestObserver is told about every request the router answers, e.g. to
 // feed request metrics. The route is the chi route pattern (such as
 // "/debug/queue/pods/{namespace}/{name}"), never the raw path, so it has few
-// distinct values; requests that match no route (or no method of a route)
-// report "unmatched".
+// distinct values; requests whose path matches no route report "unmatched",
+// and a refused method (405) is reported under the route its path matches.
 type RequestObserver interface {
 	ObserveRequest(route string, code int, d time.Duration)
 }
