@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -241,23 +242,33 @@ func runAPICalls(h *harness, workloads []apiWorkload, reps int, o apiOptions) er
 }
 
 func (r apiResult) throughput() float64 { return r.Throughput }
+func (r apiResult) sideName() string    { return r.Side }
+func (r apiResult) repetition() int     { return r.Rep }
 
-// pairedRatios returns, for every repetition in which both sides ran
-// workload w, side num's throughput over side den's. Sides alternate within
-// a repetition, so a ratio compares runs a few seconds apart and a slow
-// period of a shared machine weighs on both.
-func pairedRatios(results []apiResult, w apiWorkload, num, den string) []float64 {
+// pairedRun is a run that pairedRatios can pair with another side's run of
+// the same repetition.
+type pairedRun interface {
+	measuredRun
+	sideName() string
+	repetition() int
+}
+
+// pairedRatios returns, for every repetition in which both sides ran the
+// workload keep selects, side num's throughput over side den's. Sides
+// alternate within a repetition, so a ratio compares runs a few seconds
+// apart and a slow period of a shared machine weighs on both.
+func pairedRatios[R pairedRun](results []R, keep func(R) bool, num, den string) []float64 {
 	byRep := map[int]map[string]float64{}
 	var reps []int
 	for _, r := range results {
-		if r.Workload != w {
+		if !keep(r) {
 			continue
 		}
-		if byRep[r.Rep] == nil {
-			byRep[r.Rep] = map[string]float64{}
-			reps = append(reps, r.Rep)
+		if byRep[r.repetition()] == nil {
+			byRep[r.repetition()] = map[string]float64{}
+			reps = append(reps, r.repetition())
 		}
-		byRep[r.Rep][r.Side] = r.Throughput
+		byRep[r.repetition()][r.sideName()] = r.throughput()
 	}
 	sort.Ints(reps)
 	var ratios []float64
@@ -271,23 +282,33 @@ func pairedRatios(results []apiResult, w apiWorkload, num, den string) []float64
 	return ratios
 }
 
+// medianOf is the median of values (the mean of the middle two of an even
+// number); 0 when there is none.
+func medianOf(values []float64) float64 {
+	if len(values) == 0 {
+		return 0
+	}
+	sorted := append([]float64(nil), values...)
+	sort.Float64s(sorted)
+	mid := sorted[len(sorted)/2]
+	if len(sorted)%2 == 0 {
+		mid = (sorted[len(sorted)/2-1] + mid) / 2
+	}
+	return mid
+}
+
 // ratioSummary is "median× (min–max)" of ratios (the mean of the middle
 // two of an even number); empty when there is none.
 func ratioSummary(ratios []float64) string {
 	if len(ratios) == 0 {
 		return ""
 	}
-	sorted := append([]float64(nil), ratios...)
-	sort.Float64s(sorted)
-	mid := sorted[len(sorted)/2]
-	if len(sorted)%2 == 0 {
-		mid = (sorted[len(sorted)/2-1] + mid) / 2
-	}
-	med := fmt.Sprintf("%.2f×", mid)
-	if len(sorted) == 1 {
+	med := fmt.Sprintf("%.2f×", medianOf(ratios))
+	if len(ratios) == 1 {
 		return med
 	}
-	return fmt.Sprintf("%s (%.2f–%.2f)", med, sorted[0], sorted[len(sorted)-1])
+	lo, hi := slices.Min(ratios), slices.Max(ratios)
+	return fmt.Sprintf("%s (%.2f–%.2f)", med, lo, hi)
 }
 
 func apiMarkdown(h *harness, workloads []apiWorkload, results []apiResult, reps int, o apiOptions) string {
@@ -308,6 +329,7 @@ func apiMarkdown(h *harness, workloads []apiWorkload, results []apiResult, reps 
 		"vanilla's run of the same repetition (min–max), and *on/off* the same against the gate-off side.\n\n")
 	b.WriteString("| workload | side | pods/s | status writes/pod | binding writes/pod | vs vanilla | on/off |\n|---|---|---:|---:|---:|---:|---:|\n")
 	for _, w := range workloads {
+		ofWorkload := func(r apiResult) bool { return r.Workload == w }
 		for _, s := range apiSides {
 			keep := func(r apiResult) bool { return r.Workload == w && r.Side == s.Name }
 			r, ok := medianRun(results, keep)
@@ -316,11 +338,11 @@ func apiMarkdown(h *harness, workloads []apiWorkload, results []apiResult, reps 
 			}
 			vsVanilla := "1.00×"
 			if s.Name != "vanilla" {
-				vsVanilla = ratioSummary(pairedRatios(results, w, s.Name, "vanilla"))
+				vsVanilla = ratioSummary(pairedRatios(results, ofWorkload, s.Name, "vanilla"))
 			}
 			onOff := ""
 			if s.Name == "patched-gate-on" {
-				onOff = ratioSummary(pairedRatios(results, w, s.Name, "patched-gate-off"))
+				onOff = ratioSummary(pairedRatios(results, ofWorkload, s.Name, "patched-gate-off"))
 			}
 			fmt.Fprintf(&b, "| %s | %s | %.1f%s | %.2f | %.2f | %s | %s |\n", w.Name, s.Name, r.Throughput, throughputSpread(results, keep),
 				r.StatusWrites/float64(pods), r.BindingWrites/float64(pods), vsVanilla, onOff)

@@ -160,7 +160,7 @@ func TestRunRejectsBadFlags(t *testing.T) {
 		{"unknown api workload", "1000", "vanilla", "apicalls", 1, 1000, "churn5-50ms,churn7", `unknown workload "churn7" in -api-workloads: allowed are churn5-50ms, churn10-50ms`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := run(t.TempDir(), tc.sizes, tc.reps, tc.sides, "", "", 0, tc.suites, apiOptions{Pods: tc.apiPods, Workloads: tc.apiKeys}, defaultGangOptions(), defaultPlacementOptions())
+			err := run(t.TempDir(), tc.sizes, tc.reps, tc.sides, "", "", 0, tc.suites, apiOptions{Pods: tc.apiPods, Workloads: tc.apiKeys}, defaultGangOptions(), defaultPlacementOptions(), defaultUpstreamOptions())
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("run: %v, want an error containing %q", err, tc.want)
 			}
@@ -218,7 +218,7 @@ func TestAPICallsSummary(t *testing.T) {
 	// A repetition in which gate-on did not run has no pair.
 	results = append(results, apiResult{Workload: w, Side: "vanilla", Rep: 4, Throughput: 1})
 
-	if got, want := ratioSummary(pairedRatios(results, w, "patched-gate-on", "vanilla")), "2.50× (2.50–2.50)"; got != want {
+	if got, want := ratioSummary(pairedRatios(results, func(r apiResult) bool { return r.Workload == w }, "patched-gate-on", "vanilla")), "2.50× (2.50–2.50)"; got != want {
 		t.Errorf("gate on vs vanilla = %q, want %q", got, want)
 	}
 	if got, want := ratioSummary([]float64{1.2, 0.9}), "1.05× (0.90–1.20)"; got != want {

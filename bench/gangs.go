@@ -714,19 +714,27 @@ func gangSpread(results []gangResult, size int, sideName string) string {
 	return throughputSpread(results, func(r gangResult) bool { return r.Size == size && r.Side == sideName })
 }
 
+// loadedRun is a run that recorded the load average at its end.
+type loadedRun interface {
+	load() float64
+}
+
+func (r gangResult) load() float64 { return r.Load }
+
 // loadNote says how busy the machine was: the 1-minute load average at the
 // end of each run.
-func loadNote(results []gangResult) string {
+func loadNote[R loadedRun](results []R) string {
 	lo, hi, n := 0.0, 0.0, 0
 	for _, r := range results {
-		if r.Load <= 0 {
+		l := r.load()
+		if l <= 0 {
 			continue
 		}
-		if n == 0 || r.Load < lo {
-			lo = r.Load
+		if n == 0 || l < lo {
+			lo = l
 		}
-		if n == 0 || r.Load > hi {
-			hi = r.Load
+		if n == 0 || l > hi {
+			hi = l
 		}
 		n++
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 )
@@ -118,7 +119,7 @@ func (h *harness) run(tree, testCase, workload, runName string, env []string, pr
 	}
 	args := []string{
 		"-test.run=^$",
-		"-test.bench=^BenchmarkPerfScheduling$/^" + testCase + "$/^" + workload + "$",
+		"-test.bench=" + benchPattern(testCase, workload),
 		"-test.benchtime=1x",
 		"-test.timeout=60m",
 		"-perf-scheduling-label-filter=kspatch",
@@ -140,6 +141,19 @@ func (h *harness) run(tree, testCase, workload, runName string, env []string, pr
 		return nil, fmt.Errorf("%v; output in %s", err, filepath.Join(runDir, "output.txt"))
 	}
 	return readDataItems(runDir)
+}
+
+// benchPattern is the -test.bench pattern that selects exactly one workload
+// of a test case. The testing package matches a pattern one "/"-separated
+// element per sub-benchmark level, and a workload name may itself contain
+// "/" (upstream's "5kNodes/100Init/1kPods" is three levels), so every
+// element is anchored on its own, with its text taken literally.
+func benchPattern(testCase, workload string) string {
+	elems := append([]string{"BenchmarkPerfScheduling", testCase}, strings.Split(workload, "/")...)
+	for i, e := range elems {
+		elems[i] = "^" + regexp.QuoteMeta(e) + "$"
+	}
+	return strings.Join(elems, "/")
 }
 
 // dataItem is scheduler_perf's data item (test/integration/scheduler_perf).

@@ -9,8 +9,12 @@
 // docs/benchmarks-apicalls.md), gangs (gangs of PodGroup members against
 // the same pods without a group, KEP-5732; docs/benchmarks-gangs.md) and
 // placement (gangs kept in one rack against the same gangs without the
-// constraint, issue #8; docs/benchmarks-placement.md). The default is
-// burst,apicalls; gangs and placement run on request (-suites gangs,placement).
+// constraint, issue #8; docs/benchmarks-placement.md) and upstream
+// (upstream's own scheduler_perf workloads from
+// test/integration/scheduler_perf/misc/performance-config.yaml, vanilla
+// against patched with every gate at its default, goal >= 0.98x, issue #20;
+// docs/benchmarks-upstream.md). The default is burst,apicalls; gangs,
+// placement and upstream run on request (-suites gangs,placement,upstream).
 //
 // Both trees get the same test-only harness: bench/scheduler_perf-data-items.patch
 // (histogram counts and sums, counters in the data items; counted and delayed
@@ -40,7 +44,7 @@ func main() {
 		mdOut     = flag.String("markdown", "docs/benchmarks.md", "markdown summary to write (relative to -root unless absolute); empty for none")
 		plotDir   = flag.String("plots", "docs/bench", "directory for the PNG plots (relative to -root unless absolute); empty for none")
 		profile   = flag.Int("cpuprofile-size", 0, "also record a CPU profile of each side at this burst size")
-		suites    = flag.String("suites", defaultSuites, "suites to run: burst (DRA claim-template burst, KEP-6132), apicalls (API call latency, KEP-5229), gangs (gang scheduling, KEP-5732), placement (topology-aware placement of gangs, issue #8)")
+		suites    = flag.String("suites", defaultSuites, "suites to run: burst (DRA claim-template burst, KEP-6132), apicalls (API call latency, KEP-5229), gangs (gang scheduling, KEP-5732), placement (topology-aware placement of gangs, issue #8), upstream (upstream's scheduler_perf misc workloads, vanilla vs patched, issue #20)")
 		apiPods   = flag.Int("api-pods", defaultAPIOptions().Pods, "measured pods of the apicalls suite")
 		apiMD     = flag.String("apicalls-markdown", defaultAPIOptions().Markdown, "markdown summary of the apicalls suite (relative to -root unless absolute); empty for none")
 		apiKeys   = flag.String("api-workloads", "", "apicalls suite: workloads to run, comma-separated keys (churn5-50ms, churn10-50ms, churn5-100ms, churn5-150ms, churn5-175ms, normal-50ms, normal); empty for all")
@@ -54,6 +58,10 @@ func main() {
 		plPods    = flag.Int("placement-pods", defaultPlacementOptions().Pods, "placement suite: measured pods of every workload; a multiple of the gang size")
 		plMD      = flag.String("placement-markdown", defaultPlacementOptions().Markdown, "markdown summary of the placement suite (relative to -root unless absolute); empty for none")
 		plProf    = flag.Bool("placement-cpuprofile", false, "placement suite: record a CPU profile of every run (cpu.pprof in its run directory)")
+		upKeys    = flag.String("upstream-workloads", "", "upstream suite: workloads to run, comma-separated: a test case ("+upstreamPresetNames()+") at its -upstream-size workload, or TestCase/Workload naming any workload of upstream's misc/performance-config.yaml; empty for "+upstreamDefaultNames())
+		upSize    = flag.String("upstream-size", defaultUpstreamOptions().Size, "upstream suite: the workload each test case runs: small (about 1000 measured pods, a quick check) or large (5000 nodes and 10000 measured pods where upstream has them)")
+		upMD      = flag.String("upstream-markdown", defaultUpstreamOptions().Markdown, "markdown summary of the upstream suite (relative to -root unless absolute); empty for none")
+		upProf    = flag.Bool("upstream-cpuprofile", false, "upstream suite: record a CPU profile of every run (cpu.pprof in its run directory)")
 	)
 	flag.Parse()
 	sizes, err := parseGangSizes(*gangSizes)
@@ -70,7 +78,8 @@ func main() {
 	gangs := gangOptions{Sizes: sizes, Pods: *gangPods, Nodes: *gangNodes, Markdown: *gangMD, Profile: *gangProf, Command: command}
 	placement := placementOptions{Clusters: clusters, GangSize: *plGang, Pods: *plPods, Markdown: *plMD, Profile: *plProf, Command: command}
 	api := apiOptions{Pods: *apiPods, Markdown: *apiMD, Workloads: *apiKeys, Command: command}
-	if err := run(*root, *sizesFlag, *reps, *sideNames, *mdOut, *plotDir, *profile, *suites, api, gangs, placement); err != nil {
+	up := upstreamOptions{Workloads: *upKeys, Size: *upSize, Markdown: *upMD, Profile: *upProf, Command: command}
+	if err := run(*root, *sizesFlag, *reps, *sideNames, *mdOut, *plotDir, *profile, *suites, api, gangs, placement, up); err != nil {
 		fmt.Fprintf(os.Stderr, "bench: %v\n", err)
 		os.Exit(1)
 	}
@@ -83,7 +92,9 @@ func main() {
 // burst and apicalls suites are what most changes touch; run it with
 // -suites gangs (or -suites burst,apicalls,gangs). The placement suite is
 // not among them either: six runs per repetition, two of them on 5000
-// nodes; run it with -suites placement.
+// nodes; run it with -suites placement. Nor is the upstream suite: twelve
+// runs per repetition at its default size, most of them on 5000 nodes
+// (an estimated half hour on 2 cores); run it with -suites upstream.
 const defaultSuites = "burst,apicalls"
 
 // commandLine is the make command that repeats a run with args (bench's
@@ -110,7 +121,7 @@ func commandLine(args []string) string {
 	return "make bench BENCH_ARGS='" + strings.Join(kept, " ") + "'"
 }
 
-func run(root, sizesFlag string, reps int, sideNames, mdOut, plotDir string, profileSize int, suites string, api apiOptions, gangs gangOptions, placement placementOptions) error {
+func run(root, sizesFlag string, reps int, sideNames, mdOut, plotDir string, profileSize int, suites string, api apiOptions, gangs gangOptions, placement placementOptions, up upstreamOptions) error {
 	root, err := filepath.Abs(root)
 	if err != nil {
 		return err
@@ -126,7 +137,7 @@ func run(root, sizesFlag string, reps int, sideNames, mdOut, plotDir string, pro
 	if err != nil {
 		return err
 	}
-	runBurst, runAPI, runGang, runPlace := false, false, false, false
+	runBurst, runAPI, runGang, runPlace, runUp := false, false, false, false, false
 	for _, s := range strings.Split(suites, ",") {
 		switch strings.TrimSpace(s) {
 		case "burst":
@@ -137,8 +148,10 @@ func run(root, sizesFlag string, reps int, sideNames, mdOut, plotDir string, pro
 			runGang = true
 		case "placement":
 			runPlace = true
+		case "upstream":
+			runUp = true
 		default:
-			return fmt.Errorf("unknown suite %q in -suites: allowed are burst, apicalls, gangs, placement", s)
+			return fmt.Errorf("unknown suite %q in -suites: allowed are burst, apicalls, gangs, placement, upstream", s)
 		}
 	}
 	files, err := groupSuiteFiles(root, runGang, runPlace, gangs, placement)
@@ -149,12 +162,28 @@ func run(root, sizesFlag string, reps int, sideNames, mdOut, plotDir string, pro
 	if err != nil {
 		return err
 	}
+	var upChosen []upstreamWorkload
+	if runUp {
+		if upChosen, err = up.validate(); err != nil {
+			return err
+		}
+	}
 	h := &harness{root: root, out: filepath.Join(root, "_output", "bench")}
+	var upConfig string
+	if runUp {
+		raw, ref, err := upstreamSource(h)
+		if err != nil {
+			return fmt.Errorf("the upstream suite reads %s from the vanilla tree: %w", upstreamConfigPath, err)
+		}
+		if upConfig, upChosen, err = upstreamConfig(raw, ref, upChosen); err != nil {
+			return err
+		}
+	}
 	var trees []string
 	if runBurst {
 		trees = treesOf(chosen)
 	}
-	if runAPI || runGang || runPlace {
+	if runAPI || runGang || runPlace || runUp {
 		trees = []string{"vanilla", "patched"}
 	}
 	for _, tree := range trees {
@@ -165,6 +194,7 @@ func run(root, sizesFlag string, reps int, sideNames, mdOut, plotDir string, pro
 		if runPlace {
 			config += placementConfig(tree, placement)
 		}
+		config += upConfig
 		if err := h.prepare(tree, config, files); err != nil {
 			return fmt.Errorf("preparing the %s tree: %w", tree, err)
 		}
@@ -181,6 +211,11 @@ func run(root, sizesFlag string, reps int, sideNames, mdOut, plotDir string, pro
 	}
 	if runPlace {
 		if err := runPlacement(h, reps, placement); err != nil {
+			return err
+		}
+	}
+	if runUp {
+		if err := runUpstream(h, upChosen, reps, up); err != nil {
 			return err
 		}
 	}
