@@ -27,7 +27,11 @@ LDFLAGS := -s -w $(foreach pkg,k8s.io/component-base/version k8s.io/client-go/pk
 GOBUILD := CGO_ENABLED=0 go build -ldflags '$(LDFLAGS)'
 
 # Upstream's unit tests of the scheduler on the patched tree.
-UPSTREAM_TEST_PKGS ?= ./pkg/scheduler/...
+UPSTREAM_TEST_PKGS ?= ./pkg/scheduler/... ./cmd/kube-scheduler/...
+# The gate modes the upstream unit and integration runs use (scripts/test-go):
+# default = the series' defaults; off = every kspatch gate off.
+GATE_MODES ?= default off
+TESTTABLE := cd $(CURDIR)/scripts/testtable && GOWORK=off go run .
 
 .PHONY: help
 help: ## list the targets
@@ -91,13 +95,14 @@ bench: tools ## vanilla vs patched scheduler_perf workloads in one run (BENCH_AR
 	cd bench && GOWORK=off go run . -root $(CURDIR) $(BENCH_ARGS)
 
 ##@ Test
-.PHONY: test test-modules test-upstream test-race test-integration test-dashboards test-e2e test-scripts test-image
-test: verify-patches test-modules test-upstream test-race test-integration test-dashboards test-e2e test-scripts test-image ## everything CI runs
-	@echo "make test: all passed"
+.PHONY: test test-modules test-upstream test-race test-integration-upstream test-integration test-dashboards test-e2e test-scripts test-image
+TEST_STAGES := verify-patches test-modules test-upstream test-race test-integration-upstream test-dashboards test-e2e test-scripts test-image
+test: ## everything CI runs, stage by stage; prints every stage's seconds
+	scripts/run-stages $(TEST_STAGES)
 
 test-modules: upstream tools ## gofmt, go vet and unit tests of the kspatch modules (the secure-port test needs etcd)
 	@# gofmt: the kspatch modules and every Go file the series adds or changes.
-	@unformatted=$$(gofmt -l adminapi bench dashboards e2e scheduler; \
+	@unformatted=$$(gofmt -l adminapi bench dashboards e2e scheduler scripts; \
 		cd $(TREE) && git diff --name-only --diff-filter=AM kspatch/fixup HEAD -- '*.go' | xargs -r gofmt -l); \
 		if [ -n "$$unformatted" ]; then echo "gofmt -l reports:"; echo "$$unformatted"; exit 1; fi
 	cd adminapi && go vet ./... && go test -race -count=1 ./...
@@ -107,9 +112,12 @@ test-modules: upstream tools ## gofmt, go vet and unit tests of the kspatch modu
 	cd scheduler && go vet ./... && KSPATCH_REQUIRE_ETCD=1 go test -count=1 ./...
 	cd scheduler/image && GOWORK=off go vet ./... && GOWORK=off go test -race -count=1 ./...
 	cd bench && GOWORK=off go vet ./... && GOWORK=off go test -race -count=1 ./...
+	cd scripts/testtable && GOWORK=off go vet ./... && GOWORK=off go test -race -count=1 ./...
 
-test-upstream: upstream ## upstream's scheduler unit tests on the patched tree
-	cd $(TREE) && go test -count=1 $(UPSTREAM_TEST_PKGS)
+test-upstream: upstream ## upstream's scheduler unit tests on the patched tree, gates at their defaults and all off
+	@rm -f $(OUT)/test-tables/unit.tsv
+	@for mode in $(GATE_MODES); do scripts/test-go $$mode unit $(UPSTREAM_TEST_PKGS) || exit 1; done
+	@$(TESTTABLE) -print $(OUT)/test-tables/unit.tsv
 
 # The kspatch tests of the series' packages, with the race detector.
 RACE_TESTS := PreQueueingHint|MovedByFlush|RejectorIndex|Snapshot|ClaimPodIndex|FailureSummary|PodGroup|Placement
@@ -121,11 +129,26 @@ test-race: upstream ## the series' own unit tests with the race detector
 		./pkg/scheduler/framework/plugins/podgroupcount/
 	cd $(TREE) && go test -race -count=1 -run 'Placement' ./pkg/scheduler/framework/runtime/ ./pkg/scheduler/framework/plugins/noderesources/
 
-# The series' integration tests (etcd from make tools, on PATH).
-INTEGRATION_PKGS ?= ./test/integration/scheduler/prequeueinghint/... ./test/integration/scheduler/apiqueue/... \
-	./test/integration/scheduler/podgroup/...
-test-integration: tools ## the series' integration tests on the patched tree
-	cd $(TREE) && go test -count=1 -timeout 20m $(INTEGRATION_PKGS)
+# Upstream's scheduler integration suite (the series' own packages apiqueue,
+# podgroup and prequeueinghint are part of it) and scheduler_perf's
+# integration-test workloads, on the patched tree, in every gate mode (etcd
+# from make tools, on PATH). INTEGRATION_OFF_PKGS / PERF_OFF_PKGS narrow the
+# gates-off run; docs/conformance.md says what CI runs and why.
+INTEGRATION_PKGS ?= ./test/integration/scheduler/...
+PERF_PKGS ?= ./test/integration/scheduler_perf/...
+INTEGRATION_OFF_PKGS ?= $(INTEGRATION_PKGS)
+PERF_OFF_PKGS ?= $(PERF_PKGS)
+INTEGRATION_FLAGS ?= -timeout 40m
+test-integration-upstream: tools ## upstream's scheduler integration suite and scheduler_perf's test workloads, gates default and off
+	@rm -f $(OUT)/test-tables/integration.tsv
+	@for mode in $(GATE_MODES); do \
+		if [ $$mode = off ]; then pkgs="$(INTEGRATION_OFF_PKGS)"; perf="$(PERF_OFF_PKGS)"; else pkgs="$(INTEGRATION_PKGS)"; perf="$(PERF_PKGS)"; fi; \
+		scripts/test-go $$mode integration $(INTEGRATION_FLAGS) $$pkgs || exit 1; \
+		if [ -n "$$perf" ]; then scripts/test-go $$mode integration $(INTEGRATION_FLAGS) -run '^TestSchedulerPerf$$' $$perf || exit 1; fi; \
+	done
+	@$(TESTTABLE) -print $(OUT)/test-tables/integration.tsv
+
+test-integration: test-integration-upstream ## (old name) same as test-integration-upstream
 
 test-dashboards: upstream ## lint dashboards/ against the metrics the patched scheduler registers
 	cd scheduler && go run ./cmd/kspatch-metrics > $(OUT)/scheduler-metrics.json

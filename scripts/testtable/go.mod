@@ -1,0 +1,3 @@
+module kspatch.dev/testtable
+
+go 1.24

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"io"
+	"strings"
+	"testing"
+)
+
+func TestSummarize(t *testing.T) {
+	tests := []struct {
+		name        string
+		events      string
+		wantRows    []row
+		wantVerdict string
+		wantFailure string // a line the failure text must hold; "" = no failure text
+	}{
+		{
+			name: "passing package",
+			events: `{"Action":"start","Package":"a"}
+{"Action":"run","Package":"a","Test":"TestX"}
+{"Action":"run","Package":"a","Test":"TestX/sub"}
+{"Action":"pass","Package":"a","Test":"TestX","Elapsed":1}
+{"Action":"pass","Package":"a","Elapsed":2.5}`,
+			wantRows: []row{{Package: "a", Gates: "off", Result: "ok", Seconds: 2.5, Tests: 1}},
+		},
+		{
+			name: "failed test shows its output",
+			events: `{"Action":"run","Package":"b","Test":"TestY"}
+{"Action":"output","Package":"b","Test":"TestY","Output":"    y_test.go:9: boom\n"}
+{"Action":"fail","Package":"b","Test":"TestY","Elapsed":1}
+{"Action":"fail","Package":"b","Elapsed":3}`,
+			wantRows:    []row{{Package: "b", Gates: "off", Result: "FAIL", Seconds: 3, Tests: 1}},
+			wantVerdict: "1 of 1 packages failed: b",
+			wantFailure: "y_test.go:9: boom",
+		},
+		{
+			name: "package that never reports (killed) fails",
+			events: `{"Action":"run","Package":"c","Test":"TestZ"}
+{"Action":"output","Package":"c","Output":"panic: test timed out\n"}`,
+			wantRows:    []row{{Package: "c", Gates: "off", Result: "no result", Tests: 1}},
+			wantVerdict: "1 of 1 packages failed: c",
+			wantFailure: "panic: test timed out",
+		},
+		{
+			name: "build failure",
+			events: `{"ImportPath":"d.test","Action":"build-output","Output":"d.go:1: undefined: x\n"}
+{"Action":"start","Package":"d"}
+{"Action":"output","Package":"d","Output":"FAIL\td [build failed]\n"}
+{"Action":"fail","Package":"d","Elapsed":0}`,
+			wantRows:    []row{{Package: "d", Gates: "off", Result: "FAIL"}},
+			wantVerdict: "1 of 1 packages failed: d",
+			wantFailure: "[build failed]",
+		},
+		{
+			name:        "no test ran",
+			events:      `{"Action":"skip","Package":"e","Elapsed":0.1}`,
+			wantRows:    []row{{Package: "e", Gates: "off", Result: "no tests", Seconds: 0.1}},
+			wantVerdict: "no package ran a test",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rows, failures := summarize(strings.NewReader(tc.events), io.Discard, "off")
+			if len(rows) != len(tc.wantRows) {
+				t.Fatalf("rows %+v, want %+v", rows, tc.wantRows)
+			}
+			for i := range rows {
+				if rows[i] != tc.wantRows[i] {
+					t.Errorf("row %d: %+v, want %+v", i, rows[i], tc.wantRows[i])
+				}
+			}
+			if got := verdict(rows); got != tc.wantVerdict {
+				t.Errorf("verdict %q, want %q", got, tc.wantVerdict)
+			}
+			text := strings.Join(failures, "")
+			if tc.wantFailure == "" && text != "" {
+				t.Errorf("failure text %q, want none", text)
+			}
+			if tc.wantFailure != "" && !strings.Contains(text, tc.wantFailure) {
+				t.Errorf("failure text %q does not hold %q", text, tc.wantFailure)
+			}
+		})
+	}
+}
