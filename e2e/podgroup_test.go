@@ -30,6 +30,11 @@ func gang(minCount int64) map[string]any {
 	return map[string]any{"gang": map[string]any{"minCount": minCount}}
 }
 
+// topologyKey is the spec of a gang of 2 constrained to the node label key.
+func topologyKey(key string) map[string]any {
+	return map[string]any{"schedulingPolicy": gang(2), "schedulingConstraints": map[string]any{"topology": []any{map[string]any{"key": key}}}}
+}
+
 // podGroupValidation: the API server serves the PodGroup CRD from
 // scheduler/deploy and rejects bad specs with a message that says what is
 // wrong.
@@ -48,37 +53,97 @@ func podGroupValidation(ctx context.Context, t *testing.T, c *cluster.Cluster) {
 		t.Errorf("a valid basic PodGroup is rejected: %v", err)
 	}
 
+	// Limits of a node label key (validation.IsQualifiedName): a prefix of
+	// at most 253 characters and a name of at most 63.
+	name63, prefix253 := strings.Repeat("n", 63), strings.Repeat("p", 249)+".com"
 	for _, tc := range []struct {
 		name string
 		spec map[string]any
 		want string
+		// pgName is the PodGroup's name; "bad" when empty.
+		pgName string
 	}{
 		{"gang and basic", map[string]any{"schedulingPolicy": map[string]any{"gang": map[string]any{"minCount": int64(2)}, "basic": map[string]any{}}},
-			"exactly one of schedulingPolicy.gang or schedulingPolicy.basic must be set"},
+			"exactly one of schedulingPolicy.gang or schedulingPolicy.basic must be set", ""},
 		{"no policy", map[string]any{"schedulingPolicy": map[string]any{}},
-			"exactly one of schedulingPolicy.gang or schedulingPolicy.basic must be set"},
+			"exactly one of schedulingPolicy.gang or schedulingPolicy.basic must be set", ""},
 		{"minCount 0", map[string]any{"schedulingPolicy": gang(0)},
-			"spec.schedulingPolicy.gang.minCount: Invalid value: 0: spec.schedulingPolicy.gang.minCount in body should be greater than or equal to 1"},
+			"spec.schedulingPolicy.gang.minCount: Invalid value: 0: spec.schedulingPolicy.gang.minCount in body should be greater than or equal to 1", ""},
 		{"two topology keys", map[string]any{"schedulingPolicy": gang(2), "schedulingConstraints": map[string]any{"topology": []any{
 			map[string]any{"key": "topology.kubernetes.io/rack"}, map[string]any{"key": "topology.kubernetes.io/zone"}}}},
-			"spec.schedulingConstraints.topology: Too many: 2: must have at most 1 items"},
+			"spec.schedulingConstraints.topology: Too many: 2: must have at most 1 items", ""},
 		{"bad label key", map[string]any{"schedulingPolicy": gang(2), "schedulingConstraints": map[string]any{"topology": []any{map[string]any{"key": "rack name"}}}},
-			"spec.schedulingConstraints.topology[0].key: Invalid value: \"string\": must be a node label key such as topology.kubernetes.io/rack"},
-		{"no spec", nil, "spec: Required value"},
+			"spec.schedulingConstraints.topology[0].key: Invalid value: \"string\": must be a node label key such as topology.kubernetes.io/rack", ""},
+		{"no spec", nil, "spec: Required value", ""},
+		// minCount is an int32 in the scheduler: a larger value must not be
+		// stored (4294967298 would be read as 2, 2147483648 as -2147483648).
+		{"minCount 4294967298", map[string]any{"schedulingPolicy": gang(4294967298)},
+			"spec.schedulingPolicy.gang.minCount: Invalid value: 4294967298: spec.schedulingPolicy.gang.minCount in body should be less than or equal to 2147483647", ""},
+		{"minCount 2147483648", map[string]any{"schedulingPolicy": gang(2147483648)},
+			"spec.schedulingPolicy.gang.minCount: Invalid value: 2147483648: spec.schedulingPolicy.gang.minCount in body should be less than or equal to 2147483647", ""},
+		{"label key name of 64", topologyKey("example.com/" + name63 + "x"),
+			"spec.schedulingConstraints.topology[0].key: Invalid value: \"string\": must be a node label key, whose name (after the '/', or the whole key without one) is at most 63 characters", ""},
+		{"label key prefix of 254", topologyKey("a" + prefix253 + "/rack"),
+			"spec.schedulingConstraints.topology[0].key: Invalid value: \"string\": must be a node label key, whose prefix (before the '/') is at most 253 characters", ""},
+		{"label key of 318", topologyKey(prefix253 + "/" + name63 + "x"),
+			"spec.schedulingConstraints.topology[0].key: Too long: may not be more than 317 bytes", ""},
+		{"label key with an empty name", topologyKey("example.com/"),
+			"spec.schedulingConstraints.topology[0].key: Invalid value: \"string\": must be a node label key such as topology.kubernetes.io/rack", ""},
+		{"scheduleTimeoutSeconds 0", map[string]any{"schedulingPolicy": gang(2), "scheduleTimeoutSeconds": int64(0)},
+			"spec.scheduleTimeoutSeconds: Invalid value: 0: spec.scheduleTimeoutSeconds in body should be greater than or equal to 1", ""},
+		{"scheduleTimeoutSeconds 86401", map[string]any{"schedulingPolicy": gang(2), "scheduleTimeoutSeconds": int64(86401)},
+			"spec.scheduleTimeoutSeconds: Invalid value: 86401: spec.scheduleTimeoutSeconds in body should be less than or equal to 86400", ""},
+		// Pods join a group with a label whose value is its name: a label
+		// value is at most 63 characters.
+		{"name of 64", map[string]any{"schedulingPolicy": gang(2)},
+			"<nil>: Invalid value: \"object\": a PodGroup name must be at most 63 characters, the longest label value (pods join it with the label scheduling.kspatch.io/pod-group=<name>)",
+			strings.Repeat("g", 64)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			obj := podGroup("bad", tc.spec)
+			name := tc.pgName
+			if name == "" {
+				name = "bad"
+			}
+			obj := podGroup(name, tc.spec)
 			if tc.spec == nil {
 				delete(obj.Object, "spec")
 			}
 			_, err := groups.Create(ctx, obj, metav1.CreateOptions{})
 			if err == nil {
+				// Deleted, so that the rows after this one are not
+				// answered "already exists".
+				if err := groups.Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
+					t.Error(err)
+				}
 				t.Fatal("the API server accepted it")
 			}
 			if !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %q does not contain %q", err, tc.want)
 			}
 			t.Logf("rejected: %v", err)
+		})
+	}
+
+	// The limits themselves are valid.
+	for _, tc := range []struct {
+		name, pgName string
+		spec         map[string]any
+	}{
+		{"minCount 2147483647", "max-min-count", map[string]any{"schedulingPolicy": gang(2147483647)}},
+		{"label key name of 63", "max-key-name", topologyKey("example.com/" + name63)},
+		{"label key prefix of 253", "max-key-prefix", topologyKey(prefix253 + "/" + name63)},
+		{"scheduleTimeoutSeconds 86400", "max-timeout", map[string]any{"schedulingPolicy": gang(2), "scheduleTimeoutSeconds": int64(86400)}},
+		{"name of 63", strings.Repeat("g", 63), map[string]any{"schedulingPolicy": gang(2)}},
+	} {
+		t.Run(tc.name+" accepted", func(t *testing.T) {
+			if _, err := groups.Create(ctx, podGroup(tc.pgName, tc.spec), metav1.CreateOptions{}); err != nil {
+				t.Fatalf("the API server rejected it: %v", err)
+			}
+			// No pod joins it; it goes so that the scenarios that follow
+			// see only their own groups.
+			if err := groups.Delete(ctx, tc.pgName, metav1.DeleteOptions{}); err != nil {
+				t.Error(err)
+			}
 		})
 	}
 

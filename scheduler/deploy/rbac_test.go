@@ -93,7 +93,7 @@ func schedulerPodGroupRequests(t *testing.T) []request {
 		Spec:       v1.PodSpec{NodeName: "node-1"},
 	}
 	factory := informers.NewSharedInformerFactory(fake.NewClientset(bound), 0)
-	m, err := podgroup.New(dyn, factory.Core().V1().Pods(), 1)
+	m, err := podgroup.New(ctx, dyn, factory.Core().V1().Pods(), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
