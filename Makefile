@@ -144,7 +144,7 @@ test-integration-upstream: tools ## upstream's scheduler integration suite and s
 	@for mode in $(GATE_MODES); do \
 		if [ $$mode = off ]; then pkgs="$(INTEGRATION_OFF_PKGS)"; perf="$(PERF_OFF_PKGS)"; else pkgs="$(INTEGRATION_PKGS)"; perf="$(PERF_PKGS)"; fi; \
 		scripts/test-go $$mode integration $(INTEGRATION_FLAGS) $$pkgs || exit 1; \
-		if [ -n "$$perf" ]; then scripts/test-go $$mode integration $(INTEGRATION_FLAGS) -run '^TestSchedulerPerf$$' $$perf || exit 1; fi; \
+		if [ -n "$$perf" ]; then TABLE=integration scripts/test-go $$mode integration-perf $(INTEGRATION_FLAGS) -run '^TestSchedulerPerf$$' $$perf || exit 1; fi; \
 	done
 	@$(TESTTABLE) -print $(OUT)/test-tables/integration.tsv
 
