@@ -58,6 +58,8 @@ func run() int {
 	logPath := flag.String("log", "", "write the whole human-readable output here (gzip-compressed if it ends in .gz)")
 	tsvPath := flag.String("tsv", "", "append the rows to this file")
 	printTSV := flag.String("print", "", "print the table of this file (written by -tsv) and exit")
+	failedPath := flag.String("failed", "", "write the packages that failed here, one per line")
+	retry := flag.Bool("retry", false, "this run retries packages that failed: a package that passes now is \"flaky\"")
 	flag.Parse()
 	if *printTSV != "" {
 		rows, err := readTSV(*printTSV)
@@ -86,12 +88,31 @@ func run() int {
 		}
 	}
 	rows, failures := summarize(os.Stdin, logw, *gates)
+	if *retry {
+		for i := range rows {
+			if rows[i].Result == "ok" {
+				rows[i].Result = "flaky"
+			}
+		}
+	}
 	for _, f := range failures {
 		fmt.Print(f)
 	}
 	writeTable(os.Stdout, rows)
 	if *tsvPath != "" {
 		if err := appendTSV(*tsvPath, rows); err != nil {
+			fmt.Fprintln(os.Stderr, "testtable:", err)
+			return 2
+		}
+	}
+	if *failedPath != "" {
+		var failed []string
+		for _, r := range rows {
+			if r.Result == "FAIL" || r.Result == "no result" {
+				failed = append(failed, r.Package+"\n")
+			}
+		}
+		if err := os.WriteFile(*failedPath, []byte(strings.Join(failed, "")), 0o644); err != nil {
 			fmt.Fprintln(os.Stderr, "testtable:", err)
 			return 2
 		}
@@ -209,7 +230,7 @@ func verdict(rows []row) string {
 		switch r.Result {
 		case "FAIL", "no result":
 			bad = append(bad, r.Package)
-		case "ok":
+		case "ok", "flaky":
 			ran++
 		}
 	}
@@ -268,6 +289,18 @@ func readTSV(path string) ([]row, error) {
 		}
 		rows = append(rows, row{Package: f[0], Gates: f[1], Result: f[2], Seconds: secs, Tests: tests})
 	}
-	sort.SliceStable(rows, func(i, j int) bool { return rows[i].Package < rows[j].Package })
-	return rows, nil
+	// A package retried in the same mode keeps its last row only.
+	last := map[[2]string]int{}
+	var kept []row
+	for _, r := range rows {
+		k := [2]string{r.Package, r.Gates}
+		if i, ok := last[k]; ok {
+			kept[i] = r
+			continue
+		}
+		last[k] = len(kept)
+		kept = append(kept, r)
+	}
+	sort.SliceStable(kept, func(i, j int) bool { return kept[i].Package < kept[j].Package })
+	return kept, nil
 }

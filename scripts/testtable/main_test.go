@@ -82,3 +82,26 @@ func TestSummarize(t *testing.T) {
 		})
 	}
 }
+
+func TestReadTSVKeepsTheRetry(t *testing.T) {
+	path := t.TempDir() + "/t.tsv"
+	first := []row{{Package: "a", Gates: "off", Result: "FAIL", Seconds: 3, Tests: 2}, {Package: "b", Gates: "off", Result: "ok", Seconds: 1, Tests: 1}}
+	retry := []row{{Package: "a", Gates: "off", Result: "flaky", Seconds: 2, Tests: 2}}
+	if err := appendTSV(path, first); err != nil {
+		t.Fatal(err)
+	}
+	if err := appendTSV(path, retry); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := readTSV(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []row{retry[0], first[1]}
+	if len(rows) != 2 || rows[0] != want[0] || rows[1] != want[1] {
+		t.Errorf("rows %+v, want %+v", rows, want)
+	}
+	if v := verdict(rows); v != "" {
+		t.Errorf("verdict %q for a flaky and a passing package, want none", v)
+	}
+}
