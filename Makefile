@@ -67,15 +67,33 @@ tools: upstream ## etcd for integration tests and the local control plane
 	scripts/build-tools
 
 ##@ Run
-.PHONY: run run-against cluster-bins
+.PHONY: run run-plan stop run-against cluster-bins
 RUN_ARGS ?=
 PROMETHEUS ?= 0
-run: build tools cluster-bins ## local control plane (etcd, kube-apiserver, controller-manager, kwok nodes) + patched scheduler + demo; Ctrl-C stops it (RUN_ARGS='-nodes 30', PROMETHEUS=1)
+run: run-plan build tools cluster-bins ## local control plane (etcd, kube-apiserver, controller-manager, kwok nodes) + patched scheduler + demo; Ctrl-C or make stop stops it (RUN_ARGS='-nodes 30', PROMETHEUS=1)
 	cd e2e && go build -o $(BIN)/localup ./cmd/localup
 	@# kubectl, to look at the cluster (the tests do not need it).
 	cd $(TREE) && go build -o $(BIN)/kubectl ./cmd/kubectl
 	@prom=; if [ "$(PROMETHEUS)" = 1 ]; then prom=$$(scripts/ensure-prometheus) || exit 1; fi; \
 	set -x; exec $(BIN)/localup -dir $(OUT)/cluster -bin $(BIN) -deploy $(CURDIR)/scheduler/deploy $${prom:+-prometheus $$prom} $(RUN_ARGS)
+
+# make run's first prerequisite: the build steps ahead, and how long they take.
+run-plan:
+	@big=; small=; echo "make run: build steps (each only builds what changed), then the control plane starts:"; \
+	for step in "big|$(TREE)/go.mod|the patched tree (make upstream)" "big|$(BIN)/kube-scheduler|kube-scheduler (make build)" \
+		"small|$(BIN)/etcd|etcd (make tools)" "big|$(BIN)/kube-apiserver|kube-apiserver (make cluster-bins)" \
+		"big|$(BIN)/kube-controller-manager|kube-controller-manager (make cluster-bins)" "small|$(BIN)/kwok|kwok (make cluster-bins)" \
+		"small|$(BIN)/kubectl|kubectl" "small|$(BIN)/localup|localup, the harness"; do \
+		IFS='|' read -r size file what <<<"$$step"; \
+		if [ -e "$$file" ]; then state=present; else state="MISSING: built now"; if [ $$size = big ]; then big=1; else small=1; fi; fi; \
+		printf '  %-48s %s\n' "$$what" "$$state"; done; \
+	if [ -n "$$big" ]; then echo "  estimate: about 9 minutes on 2 cores the first time (empty Go caches; less with more cores)"; \
+	elif [ -n "$$small" ]; then echo "  estimate: a few minutes at most"; \
+	else echo "  estimate: about a minute to check and relink, then about 10 seconds to start"; fi
+
+stop: ## stop a make run going in the background or another shell (its PID is in _output/cluster.pid); waits until it has stopped
+	@cd e2e && go build -o $(BIN)/localup ./cmd/localup
+	@$(BIN)/localup -stop -dir $(OUT)/cluster
 
 run-against: build ## the patched scheduler against the cluster in KUBECONFIG
 	@if [ -z "$${KUBECONFIG:-}" ]; then \

@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -49,6 +50,53 @@ type Options struct {
 	AdminPort int
 	// Log receives progress lines; nil discards them.
 	Log io.Writer
+	// OnExit is called, after the report on Log, when a component exits
+	// without being stopped (before Stop); nil only reports. make run stops
+	// the control plane then.
+	OnExit func(Exit)
+}
+
+// Exit describes a component that exited without being stopped.
+type Exit struct {
+	// Component is the component's name, e.g. "kube-scheduler".
+	Component string
+	// Status is how it ended: "exit status 3", "signal: terminated".
+	Status string
+	// Code is its exit code, -1 when a signal killed it.
+	Code int
+	// Log is the path of its log.
+	Log string
+}
+
+func (e Exit) Error() string {
+	return fmt.Sprintf("%s exited unexpectedly (%s); its log is %s", e.Component, e.Status, e.Log)
+}
+
+// SecureCurl returns a curl command line that GETs path (e.g.
+// "/debug/kspatch/queue") on the scheduler's secure port as the cluster
+// admin: the admin client certificate this control plane made, and the
+// serving certificate the scheduler wrote into its --cert-dir as the trusted
+// CA.
+func (c *Cluster) SecureCurl(path string) string {
+	pkiDir := filepath.Join(c.opts.Dir, "pki")
+	return strings.Join([]string{"curl -s",
+		"--cacert", shellQuote(filepath.Join(c.schedulerCertDir(), "kube-scheduler.crt")),
+		"--cert", shellQuote(filepath.Join(pkiDir, "admin.crt")),
+		"--key", shellQuote(filepath.Join(pkiDir, "admin.key")),
+		shellQuote(c.SchedulerSecure + path)}, " ")
+}
+
+// schedulerCertDir is the scheduler's --cert-dir, where it writes the
+// self-signed serving certificate of its secure port (kube-scheduler.crt,
+// its CA appended).
+func (c *Cluster) schedulerCertDir() string { return filepath.Join(c.opts.Dir, "scheduler-certs") }
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-:=,+@%") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // Cluster is a running local control plane.
@@ -73,6 +121,9 @@ type Cluster struct {
 
 	mu    sync.Mutex
 	procs map[string]*process
+	// stopping is set once Stop begins: components that exit from then on
+	// are not reported as having died.
+	stopping bool
 	// args remembers how each component was started, for restarts.
 	args map[string][]string
 }
@@ -272,7 +323,7 @@ func Start(ctx context.Context, opts Options) (_ *Cluster, err error) {
 	args := append(manifestFlags,
 		"--leader-elect=false",
 		"--bind-address=127.0.0.1", "--secure-port="+strconv.Itoa(schedPort),
-		"--cert-dir="+filepath.Join(opts.Dir, "scheduler-certs"),
+		"--cert-dir="+c.schedulerCertDir(),
 		"--admin-address=127.0.0.1", "--admin-port="+strconv.Itoa(adminPort),
 		"--feature-gates="+gates)
 	args = append(args, opts.SchedulerArgs...)
@@ -294,6 +345,7 @@ func Start(ctx context.Context, opts Options) (_ *Cluster, err error) {
 func (c *Cluster) Stop() {
 	order := []string{"kube-scheduler", "kwok", "kube-controller-manager", "kube-apiserver", "etcd"}
 	c.mu.Lock()
+	c.stopping = true
 	var extra []string
 	for name := range c.procs {
 		if !slices.Contains(order, name) {
@@ -335,6 +387,9 @@ type process struct {
 	done chan struct{}
 	err  error
 	log  *os.File
+	// stopped is set before the harness signals the process, so that its
+	// exit is not reported as unexpected.
+	stopped atomic.Bool
 }
 
 func (c *Cluster) start(name string, args ...string) error {
@@ -362,6 +417,9 @@ func (c *Cluster) startBinary(name, binary string, args ...string) error {
 		p.err = cmd.Wait()
 		_ = log.Close()
 		close(p.done)
+		if !p.stopped.Load() {
+			c.died(name, p)
+		}
 	}()
 	c.mu.Lock()
 	c.procs[name] = p
@@ -378,12 +436,39 @@ func (c *Cluster) stopProcess(name string) {
 	if p == nil {
 		return
 	}
+	p.stopped.Store(true)
 	_ = p.cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-p.done:
 	case <-time.After(15 * time.Second):
 		_ = p.cmd.Process.Kill()
 		<-p.done
+	}
+}
+
+// died reports a component that exited without being stopped: at once, to
+// the progress log (name, exit status, the path of its log and its last
+// lines), then to Options.OnExit.
+func (c *Cluster) died(name string, p *process) {
+	c.mu.Lock()
+	stopping := c.stopping
+	c.mu.Unlock()
+	if stopping {
+		return
+	}
+	e := Exit{Component: name, Code: -1, Log: c.Logs(name)}
+	if st := p.cmd.ProcessState; st != nil {
+		e.Status, e.Code = st.String(), st.ExitCode()
+	} else {
+		e.Status = fmt.Sprint(p.err)
+	}
+	last := tail(e.Log, 5)
+	if strings.TrimSpace(last) == "" {
+		last = "(empty)"
+	}
+	fmt.Fprintf(c.opts.Log, "%v, which ends:\n    %s\n", e, strings.ReplaceAll(last, "\n", "\n    "))
+	if c.opts.OnExit != nil {
+		c.opts.OnExit(e)
 	}
 }
 

@@ -2,13 +2,21 @@
 // (etcd, kube-apiserver, kube-controller-manager, kwok, the patched
 // kube-scheduler), creates fake nodes spread over zones and racks with fake
 // DRA devices, loads a small demo, prints how to look at it, and stops
-// everything on Ctrl-C.
+// everything on Ctrl-C or SIGTERM — or when one of the components dies,
+// after saying which, how, and where its log is.
+//
+// A run records its PID in DIR.pid (_output/cluster.pid); `localup -stop`
+// (make stop) signals that process and waits until it has stopped the
+// control plane and exited.
 package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
+	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -20,30 +28,92 @@ import (
 	"kspatch.dev/e2e/cluster"
 )
 
-func main() {
-	root, _ := os.Getwd()
-	dir := flag.String("dir", filepath.Join(root, "_output", "cluster"), "directory for certificates, data and logs (emptied)")
-	bin := flag.String("bin", filepath.Join(root, "_output", "bin"), "directory with the control plane's binaries")
-	deploy := flag.String("deploy", filepath.Join(root, "scheduler", "deploy"), "the scheduler/deploy directory (the scheduler runs with its static pod's flags)")
-	nodes := flag.Int("nodes", 12, "fake nodes")
-	zones := flag.Int("zones", 3, "zones the nodes are spread over")
-	racks := flag.Int("racks", 2, "racks per zone")
-	pods := flag.Int("pods", 110, "pod capacity of each fake node")
-	devices := flag.Int("devices", 4, "fake DRA devices per node")
-	adminPort := flag.Int("admin-port", 10261, "the scheduler's admin API port")
-	gates := flag.String("feature-gates", "", "feature gates for every component, e.g. SchedulerPreQueueingHints=false")
-	demo := flag.Bool("demo", true, "load the demo workload")
-	prometheus := flag.String("prometheus", "", "path of a prometheus binary to run, scraping the scheduler (make run PROMETHEUS=1)")
-	flag.Parse()
+func main() { os.Exit(localup(os.Args[1:])) }
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, cluster.Options{Dir: *dir, Bin: *bin, DeployDir: *deploy, AdminPort: *adminPort, FeatureGates: *gates, Log: os.Stdout},
-		cluster.NodeSpec{Count: *nodes, Zones: *zones, Racks: *racks, Pods: *pods, Devices: *devices}, *demo, *prometheus); err != nil {
-		fmt.Fprintln(os.Stderr, "error:", err)
-		os.Exit(1)
+// runFunc brings the control plane up and waits for ctx; tests replace it
+// with a fake.
+var runFunc = run
+
+// localup parses args, runs the control plane until a signal, and returns
+// the exit status.
+func localup(args []string) int {
+	root, _ := os.Getwd()
+	flags := flag.NewFlagSet("localup", flag.ContinueOnError)
+	dir := flags.String("dir", filepath.Join(root, "_output", "cluster"), "directory for certificates, data and logs (emptied)")
+	bin := flags.String("bin", filepath.Join(root, "_output", "bin"), "directory with the control plane's binaries")
+	deploy := flags.String("deploy", filepath.Join(root, "scheduler", "deploy"), "the scheduler/deploy directory (the scheduler runs with its static pod's flags)")
+	nodes := flags.Int("nodes", 12, "fake nodes")
+	zones := flags.Int("zones", 3, "zones the nodes are spread over")
+	racks := flags.Int("racks", 2, "racks per zone")
+	pods := flags.Int("pods", 110, "pod capacity of each fake node")
+	devices := flags.Int("devices", 4, "fake DRA devices per node")
+	adminPort := flags.Int("admin-port", 10261, "the scheduler's admin API port")
+	gates := flags.String("feature-gates", "", "feature gates for every component, e.g. SchedulerPreQueueingHints=false")
+	demo := flags.Bool("demo", true, "load the demo workload")
+	prometheus := flags.String("prometheus", "", "path of a prometheus binary to run, scraping the scheduler (make run PROMETHEUS=1)")
+	stopRequest := flags.Bool("stop", false, "stop the run using -dir (its PID is in DIR.pid) and wait until it has exited (make stop)")
+	stopTimeout := flags.Duration("stop-timeout", 2*time.Minute, "with -stop: how long the run may take to stop its components before it is killed")
+	if err := flags.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
 	}
+
+	if *stopRequest {
+		if err := stopRun(pidFile(*dir), os.Stdout, *stopTimeout); err != nil {
+			fmt.Fprintln(os.Stderr, "error:", err)
+			return 1
+		}
+		return 0
+	}
+	// Before the control plane's directory is emptied: a second run would
+	// pull it from under the first one.
+	release, err := claimPIDFile(pidFile(*dir))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "error:", err)
+		return 1
+	}
+	defer release()
+
+	// Ctrl-C, SIGTERM (make stop) and a component's death all end the run
+	// the same way: the control plane is stopped in order.
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(signals)
+	go func() {
+		select {
+		case sig := <-signals:
+			fmt.Printf("\n%s: stopping\n", sig)
+			cancel(errStopRequested)
+		case <-ctx.Done():
+		}
+	}()
+	opts := cluster.Options{Dir: *dir, Bin: *bin, DeployDir: *deploy, AdminPort: *adminPort, FeatureGates: *gates, Log: os.Stdout,
+		// The cluster has already printed the component, its exit status
+		// and its log.
+		OnExit: func(e cluster.Exit) { cancel(e) }}
+	err = runFunc(ctx, opts, cluster.NodeSpec{Count: *nodes, Zones: *zones, Racks: *racks, Pods: *pods, Devices: *devices}, *demo, *prometheus)
+	var died cluster.Exit
+	switch cause := context.Cause(ctx); {
+	case errors.As(cause, &died):
+		fmt.Fprintf(os.Stderr, "error: %v; make run stopped the rest of the control plane\n", died)
+		return 1
+	case errors.Is(cause, errStopRequested):
+		// Stopped on request; an error from a start cut short is only
+		// the interruption.
+		return 0
+	case err != nil:
+		fmt.Fprintln(os.Stderr, "error:", err)
+		return 1
+	}
+	return 0
 }
+
+// errStopRequested is the cause of a run ended by a signal.
+var errStopRequested = errors.New("stop requested")
 
 func run(ctx context.Context, opts cluster.Options, nodes cluster.NodeSpec, demo bool, prometheus string) error {
 	start := time.Now()
@@ -75,8 +145,15 @@ func run(ctx context.Context, opts cluster.Options, nodes cluster.NodeSpec, demo
 	if _, err := os.Stat(filepath.Join(opts.Bin, "kubectl")); err == nil {
 		kubectl = filepath.Join(opts.Bin, "kubectl")
 	}
+	printSummary(os.Stdout, c, kubectl, time.Since(start), promURL, filepath.Join(opts.Dir, "logs"))
+	<-ctx.Done()
+	return nil
+}
+
+// printSummary tells how to look at the running control plane.
+func printSummary(w io.Writer, c *cluster.Cluster, kubectl string, took time.Duration, promURL, logs string) {
 	a := c.Admin
-	fmt.Printf(`
+	fmt.Fprintf(w, `
 The control plane is up (%s). Try:
 
   export KUBECONFIG=%s
@@ -92,10 +169,10 @@ The control plane is up (%s). Try:
   curl -s %s/debug/placements
   curl -s %s/debug/placements/demo/too-big
   curl -s %s/debug/placements/demo/rack-train
-`, time.Since(start).Round(time.Second), c.Kubeconfig, kubectl, kubectl, kubectl, kubectl, cluster.PodGroupLabel,
+`, took.Round(time.Second), c.Kubeconfig, kubectl, kubectl, kubectl, kubectl, cluster.PodGroupLabel,
 		a, a, a, a, a, a, a, a)
 	if promURL != "" {
-		fmt.Printf(`
+		fmt.Fprintf(w, `
 Prometheus scrapes the scheduler every 5s:
   %s/graph?g0.expr=scheduler_pre_queueing_hint_evaluations_total
   curl -s '%s/api/v1/query?query=scheduler_pod_scheduled_after_flush_total'
@@ -103,9 +180,17 @@ For Grafana, add %s as a Prometheus data source and import dashboards/*.json
 (job kube-scheduler); see dashboards/README.md.
 `, promURL, promURL, promURL)
 	}
-	fmt.Printf("\nLogs are in %s. Ctrl-C stops everything.\n", filepath.Join(opts.Dir, "logs"))
-	<-ctx.Done()
-	return nil
+	port := c.SchedulerSecure
+	if u, err := url.Parse(c.SchedulerSecure); err == nil && u.Port() != "" {
+		port = u.Port()
+	}
+	fmt.Fprintf(w, `
+The scheduler's secure port is %s (picked free at start; 10259 on a real
+node). It serves the admin API under /debug/kspatch/ to authenticated
+callers, e.g. this run's admin:
+  %s
+`, port, c.SecureCurl("/debug/kspatch/queue"))
+	fmt.Fprintf(w, "\nLogs are in %s. Ctrl-C, or make stop from another shell, stops everything.\n", logs)
 }
 
 // loadDemo creates, in namespace demo: a burst of pods that each get a
