@@ -164,16 +164,18 @@ INTEGRATION_PKGS ?= ./test/integration/scheduler/...
 PERF_PKGS ?= ./test/integration/scheduler_perf/...
 INTEGRATION_OFF_PKGS ?= $(INTEGRATION_PKGS)
 PERF_OFF_PKGS ?= $(PERF_PKGS)
-# Integration tests wait on the API server more than they compute: three
+# Integration tests wait on the API server more than they compute: four
 # packages at a time keep 2 cores busy (a package that fails is retried once
 # on its own, see scripts/test-go).
-INTEGRATION_FLAGS ?= -timeout 40m -p 3
+INTEGRATION_FLAGS ?= -timeout 40m -p 4
+# scheduler_perf's workloads compute: two at a time (go test's default here).
+PERF_FLAGS ?= -timeout 40m
 test-integration-upstream: tools ## upstream's scheduler integration suite and scheduler_perf's test workloads, gates default and off
 	@rm -f $(OUT)/test-tables/integration.tsv
 	@for mode in $(GATE_MODES); do \
 		if [ $$mode = off ]; then pkgs="$(INTEGRATION_OFF_PKGS)"; perf="$(PERF_OFF_PKGS)"; else pkgs="$(INTEGRATION_PKGS)"; perf="$(PERF_PKGS)"; fi; \
 		scripts/test-go $$mode integration $(INTEGRATION_FLAGS) $$pkgs || exit 1; \
-		if [ -n "$$perf" ]; then TABLE=integration scripts/test-go $$mode integration-perf $(INTEGRATION_FLAGS) -run '^TestSchedulerPerf$$' $$perf || exit 1; fi; \
+		if [ -n "$$perf" ]; then TABLE=integration scripts/test-go $$mode integration-perf $(PERF_FLAGS) -run '^TestSchedulerPerf$$' $$perf || exit 1; fi; \
 	done
 	@$(TESTTABLE) -print $(OUT)/test-tables/integration.tsv
 
