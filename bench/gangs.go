@@ -513,17 +513,7 @@ func runGangs(h *harness, reps int, o gangOptions) error {
 			results = append(results, r)
 		}
 	}
-	md := gangMarkdown(h, results, reps, o)
-	fmt.Println()
-	fmt.Print(md)
-	if o.Markdown == "" {
-		return nil
-	}
-	if err := os.WriteFile(underRoot(h.root, o.Markdown), []byte(md), 0o644); err != nil {
-		return err
-	}
-	fmt.Printf("\nwrote %s\n", o.Markdown)
-	return nil
+	return printAndWrite(h, gangMarkdown(h, results, reps, o), o.Markdown)
 }
 
 // runGroupWorkload runs a side's workload of a pod-group suite's test case

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -375,17 +374,7 @@ func runPlacement(h *harness, reps int, o placementOptions) error {
 			results = append(results, r)
 		}
 	}
-	md := placementMarkdown(h, results, reps, o)
-	fmt.Println()
-	fmt.Print(md)
-	if o.Markdown == "" {
-		return nil
-	}
-	if err := os.WriteFile(underRoot(h.root, o.Markdown), []byte(md), 0o644); err != nil {
-		return err
-	}
-	fmt.Printf("\nwrote %s\n", o.Markdown)
-	return nil
+	return printAndWrite(h, placementMarkdown(h, results, reps, o), o.Markdown)
 }
 
 // runPlacementOne runs one workload and checks that it measured what it is

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"os/exec"
 	"runtime"
 	"sort"
@@ -181,4 +182,19 @@ func short(ref string) string {
 func relFromDocs(plotDir, file string) string {
 	p := strings.TrimPrefix(plotDir+"/"+file, "docs/")
 	return p
+}
+
+// printAndWrite prints a suite's markdown summary and writes it to path
+// (relative to the checkout unless absolute); an empty path writes nothing.
+func printAndWrite(h *harness, md, path string) error {
+	fmt.Println()
+	fmt.Print(md)
+	if path == "" {
+		return nil
+	}
+	if err := os.WriteFile(underRoot(h.root, path), []byte(md), 0o644); err != nil {
+		return err
+	}
+	fmt.Printf("\nwrote %s\n", path)
+	return nil
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -400,17 +399,7 @@ func runUpstream(h *harness, workloads []upstreamWorkload, reps int, o upstreamO
 			}
 		}
 	}
-	md := upstreamMarkdown(h, workloads, results, reps, o)
-	fmt.Println()
-	fmt.Print(md)
-	if o.Markdown == "" {
-		return nil
-	}
-	if err := os.WriteFile(underRoot(h.root, o.Markdown), []byte(md), 0o644); err != nil {
-		return err
-	}
-	fmt.Printf("\nwrote %s\n", o.Markdown)
-	return nil
+	return printAndWrite(h, upstreamMarkdown(h, workloads, results, reps, o), o.Markdown)
 }
 
 // upstreamVerdict is the paired patched/vanilla ratios of one workload.

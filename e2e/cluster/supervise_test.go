@@ -1,34 +1,14 @@
 package cluster
 
 import (
-	"bytes"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 )
-
-// lockedBuffer is an io.Writer that goroutines may share.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // fakeCluster is a Cluster with no components yet, for starting stand-ins
 // (sleep, sh) with startBinary.
@@ -44,7 +24,7 @@ func fakeCluster(t *testing.T, log io.Writer, onExit func(Exit)) *Cluster {
 }
 
 // waitExit returns the next reported exit, failing the test after a while.
-func waitExit(t *testing.T, exits <-chan Exit, log *lockedBuffer, what string) Exit {
+func waitExit(t *testing.T, exits <-chan Exit, log *LockedBuffer, what string) Exit {
 	t.Helper()
 	select {
 	case e := <-exits:
@@ -59,7 +39,7 @@ func waitExit(t *testing.T, exits <-chan Exit, log *lockedBuffer, what string) E
 // name, exit status, the path of its log and its last lines — both to the
 // progress log and to Options.OnExit; a component stopped on purpose is not.
 func TestUnexpectedExitIsReported(t *testing.T) {
-	var log lockedBuffer
+	var log LockedBuffer
 	exits := make(chan Exit, 8)
 	c := fakeCluster(t, &log, func(e Exit) { exits <- e })
 

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -44,28 +42,10 @@ func fakeRun(mode string) func(context.Context, cluster.Options, cluster.NodeSpe
 	}
 }
 
-// lockedBuffer collects a child's output while the test reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // fakeLocalup is a localup process with a fake control plane.
 type fakeLocalup struct {
 	cmd  *exec.Cmd
-	out  *lockedBuffer
+	out  *cluster.LockedBuffer
 	done chan struct{}
 	err  error
 }
@@ -74,7 +54,7 @@ type fakeLocalup struct {
 // waits until its fake control plane is up.
 func startFake(t *testing.T, mode string, args ...string) *fakeLocalup {
 	t.Helper()
-	f := &fakeLocalup{cmd: exec.Command(os.Args[0], args...), out: &lockedBuffer{}, done: make(chan struct{})}
+	f := &fakeLocalup{cmd: exec.Command(os.Args[0], args...), out: &cluster.LockedBuffer{}, done: make(chan struct{})}
 	f.cmd.Env = append(os.Environ(), fakeEnv+"="+mode)
 	f.cmd.Stdout, f.cmd.Stderr = f.out, f.out
 	if err := f.cmd.Start(); err != nil {
