@@ -130,6 +130,13 @@ func fixtureQueue() *fakeQueue {
 				},
 			},
 			"team-a/trainer-1": {NominatedNodeName: "gpu-n3"},
+			"ml/llama-worker-3": {
+				LastFailure: &Diagnosis{
+					Time:     ago(40 * time.Second),
+					Message:  "PodGroup ml/llama-train: 3 of 4 pods fit, 4 needed (minCount 4, 0 already scheduled); no pod of the group was bound. This pod fit; first pod that did not: ml/llama-worker-2: 0/6 nodes are available: 6 Insufficient nvidia.com/gpu.",
+					PodGroup: &PodGroupDiagnosis{Fit: true, Node: "gpu-n2"},
+				},
+			},
 		},
 	}
 }

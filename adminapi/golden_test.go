@@ -29,6 +29,7 @@ func TestGolden(t *testing.T) {
 		{"queue_pod", "/debug/queue/pods/team-a/trainer-0", http.StatusOK},
 		{"queue_pod_backoff", "/debug/queue/pods/team-a/trainer-1", http.StatusOK},
 		{"queue_pod_active", "/debug/queue/pods/team-a/web-7d9f-x2x", http.StatusOK},
+		{"queue_pod_group_fit", "/debug/queue/pods/ml/llama-worker-3", http.StatusOK},
 		{"apicalls", "/debug/apicalls", http.StatusOK},
 		{"apicalls_limited", "/debug/apicalls?type=pod_status_patch&limit=2", http.StatusOK},
 		{"placements", "/debug/placements", http.StatusOK},

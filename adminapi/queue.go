@@ -76,12 +76,18 @@ type queuedPodDoc struct {
 }
 
 type diagnosisView struct {
-	Time              time.Time             `json:"time,omitzero"`
-	Message           string                `json:"message"`
-	NumAllNodes       int                   `json:"numAllNodes"`
-	PreFilterMessage  string                `json:"preFilterMessage,omitempty"`
-	PostFilterMessage string                `json:"postFilterMessage,omitempty"`
-	Plugins           []pluginDiagnosisView `json:"plugins"`
+	Time              time.Time              `json:"time,omitzero"`
+	Message           string                 `json:"message"`
+	NumAllNodes       int                    `json:"numAllNodes"`
+	PreFilterMessage  string                 `json:"preFilterMessage,omitempty"`
+	PostFilterMessage string                 `json:"postFilterMessage,omitempty"`
+	Plugins           []pluginDiagnosisView  `json:"plugins"`
+	PodGroup          *podGroupDiagnosisView `json:"podGroup,omitempty"`
+}
+
+type podGroupDiagnosisView struct {
+	Fit  bool   `json:"fit"`
+	Node string `json:"node,omitempty"`
 }
 
 type pluginDiagnosisView struct {
@@ -303,7 +309,18 @@ func newQueuedPodDoc(d *QueuedPodDetail) queuedPodDoc {
 		doc.WaitingFor = "its backoff to expire"
 	case QueueUnschedulable:
 		doc.WaitingFor = "a cluster event that may make it schedulable, or the periodic flush"
-		if len(doc.UnschedulablePlugins) > 0 {
+		switch g := groupFailure(d.LastFailure); {
+		case g != nil && g.Fit:
+			doc.WaitingFor = "its pod group to fit: this pod fit (on " + g.Node + ") and was taken back because too few of the group's pods fit"
+			if len(doc.UnschedulablePlugins) > 0 {
+				doc.WaitingFor += "; requeued by events of the group's rejecting plugins " + strings.Join(doc.UnschedulablePlugins, ", ")
+			}
+		case g != nil:
+			doc.WaitingFor = "its pod group to fit"
+			if len(doc.UnschedulablePlugins) > 0 {
+				doc.WaitingFor += "; requeued by events of the group's rejecting plugins " + strings.Join(doc.UnschedulablePlugins, ", ")
+			}
+		case len(doc.UnschedulablePlugins) > 0:
 			doc.WaitingFor += "; rejected by " + strings.Join(doc.UnschedulablePlugins, ", ")
 		}
 		if len(doc.PendingPlugins) > 0 {
@@ -328,6 +345,9 @@ func newQueuedPodDoc(d *QueuedPodDetail) queuedPodDoc {
 			PostFilterMessage: f.PostFilterMessage,
 			Plugins:           make([]pluginDiagnosisView, len(f.Plugins)),
 		}
+		if f.PodGroup != nil {
+			v.PodGroup = &podGroupDiagnosisView{Fit: f.PodGroup.Fit, Node: f.PodGroup.Node}
+		}
 		for i, pd := range f.Plugins {
 			pv := pluginDiagnosisView{Plugin: pd.Plugin, Nodes: pd.Nodes, Reasons: make([]reasonCountView, len(pd.Reasons))}
 			for j, rc := range pd.Reasons {
@@ -350,6 +370,14 @@ func newQueuedPodDoc(d *QueuedPodDetail) queuedPodDoc {
 		doc.LastFailure = v
 	}
 	return doc
+}
+
+// groupFailure returns the pod-group part of a diagnosis, or nil.
+func groupFailure(d *Diagnosis) *PodGroupDiagnosis {
+	if d == nil {
+		return nil
+	}
+	return d.PodGroup
 }
 
 // rejectedBy lists the unschedulable plugins, then the pending ones marked
@@ -435,7 +463,12 @@ func (doc queuedPodDoc) writeText(w io.Writer) error {
 	row(t, "Backoff expiry:", at(doc.BackoffExpiry))
 	row(t, "Next eligible:", next)
 	row(t, "Waiting for:", doc.WaitingFor)
-	row(t, "Unschedulable plugins:", joinOrNone(doc.UnschedulablePlugins))
+	if doc.LastFailure != nil && doc.LastFailure.PodGroup != nil {
+		// Not this pod's rejectors: its group's (the members that did not fit).
+		row(t, "Group's rejecting plugins:", joinOrNone(doc.UnschedulablePlugins))
+	} else {
+		row(t, "Unschedulable plugins:", joinOrNone(doc.UnschedulablePlugins))
+	}
 	row(t, "Pending plugins:", joinOrNone(doc.PendingPlugins))
 	row(t, "Gating plugin:", orNone(doc.GatingPlugin))
 	row(t, "Pod group:", orNone(doc.PodGroup))
@@ -447,7 +480,14 @@ func (doc queuedPodDoc) writeText(w io.Writer) error {
 	f := doc.LastFailure
 	row(t, "Last failure:", at(f.Time))
 	row(t, "  Message:", orNone(f.Message))
-	row(t, "  Nodes considered:", strconv.Itoa(f.NumAllNodes))
+	switch g := f.PodGroup; {
+	case g != nil && g.Fit:
+		row(t, "  This pod:", "fit on "+g.Node+"; taken back because too few of its group's pods fit")
+	case g != nil:
+		row(t, "  This pod:", "not scheduled with its group (see the message)")
+	default:
+		row(t, "  Nodes considered:", strconv.Itoa(f.NumAllNodes))
+	}
 	if f.PreFilterMessage != "" {
 		row(t, "  PreFilter:", f.PreFilterMessage)
 	}

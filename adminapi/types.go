@@ -127,6 +127,19 @@ type Diagnosis struct {
 	PostFilterMessage string
 	// Plugins are the per-plugin rejections.
 	Plugins []PluginDiagnosis
+	// PodGroup is set when the attempt failed because of the pod's group
+	// (gang scheduling), not because of the pod itself: its unschedulable
+	// plugins are then the group's, and NumAllNodes and Plugins are empty.
+	PodGroup *PodGroupDiagnosis
+}
+
+// PodGroupDiagnosis says how a pod-group member's attempt failed with its
+// group.
+type PodGroupDiagnosis struct {
+	// Fit is true when this pod fit, on Node, and was taken back because
+	// too few of its group's pods fit.
+	Fit  bool
+	Node string
 }
 
 // PluginDiagnosis is how one plugin rejected a pod in one attempt.

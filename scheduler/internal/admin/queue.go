@@ -175,6 +175,9 @@ func diagnosis(f *framework.FailureSummary) *adminapi.Diagnosis {
 		PreFilterMessage:  f.PreFilterMessage,
 		PostFilterMessage: f.PostFilterMessage,
 	}
+	if g := f.PodGroup; g != nil {
+		d.PodGroup = &adminapi.PodGroupDiagnosis{Fit: g.Fit, Node: g.Node}
+	}
 	for _, pf := range f.Plugins {
 		pd := adminapi.PluginDiagnosis{Plugin: pf.Plugin, Nodes: pf.Nodes}
 		for reason, count := range pf.Reasons {

@@ -95,3 +95,27 @@ func TestQueueSource(t *testing.T) {
 		t.Errorf("expected an error without a queue")
 	}
 }
+
+// TestDiagnosisOfAPodGroupMember checks that a member taken back with its
+// group reaches the admin API as such, not as a pod its plugins rejected.
+func TestDiagnosisOfAPodGroupMember(t *testing.T) {
+	tests := []struct {
+		name string
+		in   *framework.FailureSummary
+		want *adminapi.PodGroupDiagnosis
+	}{
+		{name: "an ordinary failure", in: &framework.FailureSummary{Message: "0/3 nodes are available", NumAllNodes: 3}},
+		{name: "fit, taken back with its group", in: &framework.FailureSummary{Message: "PodGroup ns/g: …",
+			PodGroup: &framework.PodGroupFailure{Fit: true, Node: "node-a"}}, want: &adminapi.PodGroupDiagnosis{Fit: true, Node: "node-a"}},
+		{name: "did not fit, with its group", in: &framework.FailureSummary{Message: "PodGroup ns/g: …",
+			PodGroup: &framework.PodGroupFailure{}}, want: &adminapi.PodGroupDiagnosis{}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := diagnosis(tc.in).PodGroup
+			if (got == nil) != (tc.want == nil) || (got != nil && *got != *tc.want) {
+				t.Errorf("PodGroup %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
