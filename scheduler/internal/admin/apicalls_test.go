@@ -11,6 +11,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/klog/v2/ktesting"
 	"k8s.io/kubernetes/pkg/scheduler/backend/apiqueue"
+	"k8s.io/kubernetes/pkg/scheduler/framework/apicalls"
 
 	"kspatch.dev/adminapi"
 )
@@ -58,18 +59,20 @@ func TestAPICallSnapshot(t *testing.T) {
 }
 
 // TestAPICallSnapshotFromQueue reads a real queue (not running, so its
-// calls stay pending): merges are counted and superseded calls are gone.
+// calls stay pending): merges are counted, superseded calls are gone, and
+// calls are listed in the order they will run (bindings before status
+// patches).
 func TestAPICallSnapshotFromQueue(t *testing.T) {
-	logger, _ := ktesting.NewTestContext(t)
+	_, ctx := ktesting.NewTestContext(t)
 	q := apiqueue.New(fake.NewClientset(), 1)
 	pod := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "p", UID: "u1"}}
 	cond := &v1.PodCondition{Type: v1.PodScheduled, Status: v1.ConditionFalse, Reason: v1.PodReasonUnschedulable}
 	node := "node-a"
-	q.Add(logger, apiqueue.NewStatusPatch(pod, cond, nil), nil)
-	q.Add(logger, apiqueue.NewStatusPatch(pod, nil, &node), nil)
+	q.Add(ctx, apicalls.NewStatusPatch(pod, cond, nil))
+	q.Add(ctx, apicalls.NewStatusPatch(pod, nil, &node))
 	other := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "o", UID: "u2"}}
-	q.Add(logger, apiqueue.NewStatusPatch(other, cond, nil), nil)
-	q.Add(logger, apiqueue.NewBinding(other, node), nil)
+	q.Add(ctx, apicalls.NewStatusPatch(other, cond, nil))
+	q.Add(ctx, apicalls.NewBinding(other, node))
 
 	snap, err := (&APICallSource{Queue: q}).APICallSnapshot(context.Background())
 	if err != nil {
@@ -79,7 +82,7 @@ func TestAPICallSnapshotFromQueue(t *testing.T) {
 	for _, c := range snap.Calls {
 		got = append(got, c.Type+" "+c.Object.Name+" merges="+string(rune('0'+c.Merges)))
 	}
-	want := []string{"pod_status_patch p merges=1", "pod_binding o merges=0"}
+	want := []string{"pod_binding o merges=0", "pod_status_patch p merges=1"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("calls (-want +got):\n%s", diff)
 	}
