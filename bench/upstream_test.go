@@ -113,7 +113,7 @@ func TestChooseUpstreamWorkloads(t *testing.T) {
 			"SchedulingBasic/500Nodes",
 			"Unschedulable/500Nodes/10Init/1kPods",
 			"PreemptionBasic/1000Nodes_QueueingHintsEnabled",
-			"PreemptionAsync/500Nodes",
+			"PreemptionAsync/5000Nodes_AsyncPreemptionEnabled",
 			"SchedulingWithMixedChurn/1000Nodes",
 			"SchedulingWhileGated/1Node_10000GatedPods_QueueingHintsEnabled",
 		}},
