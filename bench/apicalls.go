@@ -30,6 +30,10 @@ type apiWorkload struct {
 	TestCase, Name string
 	// Latency is injected into every Pod status patch and binding.
 	Latency time.Duration
+	// QPS and Burst, when QPS is set, rate-limit the scheduler's Pod writes
+	// as kube-scheduler's client does (50 and 100 by default).
+	QPS   float64
+	Burst int
 }
 
 // apiWorkloads are the workloads of the suite, in the order they run.
@@ -52,7 +56,15 @@ var apiWorkloads = []apiWorkload{
 	{Key: "churn5-175ms", TestCase: "APICallsUnschedulable200ms", Name: "unschedulable churn 5/s, 175ms writes", Latency: 175 * time.Millisecond},
 	{Key: "normal-50ms", TestCase: "APICallsNormal", Name: "normal scheduling, 50ms writes", Latency: 50 * time.Millisecond},
 	{Key: "normal", TestCase: "APICallsNormal", Name: "normal scheduling, no injected latency"},
+	// The backlog of #21's finding 1: thousands of unschedulable Pods whose
+	// status patches wait at the client's default rate limit while the
+	// measured Pods arrive; their bindings must not wait behind the patches.
+	{Key: "backlog-qps50", TestCase: "APICallsBacklog", Name: fmt.Sprintf("%d unschedulable Pods, then the measured ones; scheduler writes at 50 QPS, burst 100", backlogPods), QPS: 50, Burst: 100},
 }
+
+// backlogPods is how many unschedulable Pods APICallsBacklog creates before
+// the measured ones.
+const backlogPods = 2000
 
 // apiOptions are the apicalls suite's flags.
 type apiOptions struct {
@@ -170,9 +182,14 @@ func apiCallsConfig(tree string, pods, nodes int) string {
 		cases = append(cases, testCase{fmt.Sprintf("APICallsUnschedulable%dms", ms), nodesOp + churn + measured})
 	}
 	cases = append(cases, testCase{"APICallsNormal", nodesOp + measured})
+	backlog := fmt.Sprintf("  - opcode: createPods\n    count: %d\n    namespace: unschedulable\n    podTemplatePath: ../templates/pod-high-priority-large-cpu.yaml\n    skipWaitToCompletion: true\n", backlogPods)
+	cases = append(cases, testCase{"APICallsBacklog", nodesOp + backlog + measured})
 	for _, tc := range cases {
 		fmt.Fprintf(&b, "- name: %s\n  workloadTemplate:\n%s", tc.name, tc.ops)
 		b.WriteString(metrics)
+		if tc.name == "APICallsBacklog" {
+			b.WriteString(backlogMetrics)
+		}
 		workloads()
 	}
 	return b.String()
@@ -188,7 +205,18 @@ type apiResult struct {
 	// StatusWrites and BindingWrites count the Pod status patches and
 	// bindings the API server got during the measured phase.
 	StatusWrites, BindingWrites float64
+	// SLIp50 and SLIp99 are the measured Pods' scheduling SLI percentiles,
+	// BindingWaitP99 the 99th percentile of a binding's wait in the API call
+	// queue (gate on only), all in ms; 0 when the run has none.
+	SLIp50, SLIp99, BindingWaitP99 float64
 }
+
+// backlogMetrics are the extra metrics APICallsBacklog collects.
+const backlogMetrics = `      scheduler_pod_scheduling_sli_duration_seconds:
+      scheduler_async_api_call_queue_wait_seconds:
+      - label: call_type
+        values: [pod_binding]
+`
 
 func apiResultFrom(items []dataItem) apiResult {
 	var r apiResult
@@ -203,6 +231,10 @@ func apiResultFrom(items []dataItem) apiResult {
 			case "binding":
 				r.BindingWrites += it.Data["Value"]
 			}
+		case "scheduler_pod_scheduling_sli_duration_seconds":
+			r.SLIp50, r.SLIp99 = it.Data["Perc50"], it.Data["Perc99"]
+		case "scheduler_async_api_call_queue_wait_seconds":
+			r.BindingWaitP99 = it.Data["Perc99"]
 		}
 	}
 	return r
@@ -217,6 +249,9 @@ func runAPICalls(h *harness, workloads []apiWorkload, reps int, o apiOptions) er
 		for _, w := range workloads {
 			for _, s := range sidesForRep(apiSides, rep) {
 				env := []string{"KSPATCH_BENCH_WRITE_LATENCY=" + w.Latency.String()}
+				if w.QPS > 0 {
+					env = append(env, fmt.Sprintf("KSPATCH_BENCH_SCHEDULER_QPS=%g", w.QPS), fmt.Sprintf("KSPATCH_BENCH_SCHEDULER_BURST=%d", w.Burst))
+				}
 				items, err := h.run(s.Tree, w.TestCase, apiWorkloadName(s), fmt.Sprintf("%s-%s-%s-rep%d", w.TestCase, w.Latency, s.Name, rep), env, false)
 				if err != nil {
 					return fmt.Errorf("%s (%s) on %s: %w", w.TestCase, w.Name, s.Name, err)
@@ -226,8 +261,8 @@ func runAPICalls(h *harness, workloads []apiWorkload, reps int, o apiOptions) er
 				if r.Throughput == 0 {
 					return fmt.Errorf("%s (%s) on %s: no SchedulingThroughput", w.TestCase, w.Name, s.Name)
 				}
-				fmt.Printf("%-40s %-18s rep %d  %7.1f pods/s  %5.2f status + %5.2f binding writes/pod\n",
-					w.Name, s.Name, rep, r.Throughput, r.StatusWrites/float64(pods), r.BindingWrites/float64(pods))
+				fmt.Printf("%-40s %-18s rep %d  %7.1f pods/s  %5.2f status + %5.2f binding writes/pod  SLI p50/p99 %.0f/%.0f ms  binding wait p99 %.1f ms\n",
+					w.Name, s.Name, rep, r.Throughput, r.StatusWrites/float64(pods), r.BindingWrites/float64(pods), r.SLIp50, r.SLIp99, r.BindingWaitP99)
 				results = append(results, r)
 			}
 		}
@@ -327,7 +362,9 @@ func apiMarkdown(h *harness, workloads []apiWorkload, results []apiResult, reps 
 		"*writes/pod* count those requests over the whole run (churned Pods included), per measured Pod.\n\n", pods)
 	b.WriteString("*pods/s* is the median run's SchedulingThroughput (the upper middle one of an even number; min–max over the runs); *vs vanilla* is the median of the per-repetition ratios to " +
 		"vanilla's run of the same repetition (min–max), and *on/off* the same against the gate-off side.\n\n")
-	b.WriteString("| workload | side | pods/s | status writes/pod | binding writes/pod | vs vanilla | on/off |\n|---|---|---:|---:|---:|---:|---:|\n")
+	b.WriteString("*SLI p50/p99* is the measured Pods' `scheduler_pod_scheduling_sli_duration_seconds`, *binding wait p99* a binding's wait in the API call queue " +
+		"(`scheduler_async_api_call_queue_wait_seconds`, gate on only), both in ms, of the median run, where the workload collects them.\n\n")
+	b.WriteString("| workload | side | pods/s | status writes/pod | binding writes/pod | SLI p50/p99 ms | binding wait p99 ms | vs vanilla | on/off |\n|---|---|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, w := range workloads {
 		ofWorkload := func(r apiResult) bool { return r.Workload == w }
 		for _, s := range apiSides {
@@ -344,8 +381,15 @@ func apiMarkdown(h *harness, workloads []apiWorkload, results []apiResult, reps 
 			if s.Name == "patched-gate-on" {
 				onOff = ratioSummary(pairedRatios(results, ofWorkload, s.Name, "patched-gate-off"))
 			}
-			fmt.Fprintf(&b, "| %s | %s | %.1f%s | %.2f | %.2f | %s | %s |\n", w.Name, s.Name, r.Throughput, throughputSpread(results, keep),
-				r.StatusWrites/float64(pods), r.BindingWrites/float64(pods), vsVanilla, onOff)
+			sli, wait := "", ""
+			if r.SLIp99 > 0 {
+				sli = fmt.Sprintf("%.0f / %.0f", r.SLIp50, r.SLIp99)
+			}
+			if r.BindingWaitP99 > 0 {
+				wait = fmt.Sprintf("%.1f", r.BindingWaitP99)
+			}
+			fmt.Fprintf(&b, "| %s | %s | %.1f%s | %.2f | %.2f | %s | %s | %s | %s |\n", w.Name, s.Name, r.Throughput, throughputSpread(results, keep),
+				r.StatusWrites/float64(pods), r.BindingWrites/float64(pods), sli, wait, vsVanilla, onOff)
 		}
 	}
 	fmt.Fprintf(&b, "\nCommand: `%s`. Reproduce with the defaults: `make bench BENCH_ARGS='-suites apicalls'` (add `-reps 4` for medians, "+

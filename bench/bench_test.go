@@ -110,8 +110,11 @@ func TestAPICallsConfig(t *testing.T) {
 			if err := yaml.Unmarshal([]byte(burstConfig(tc.tree, []int{1000})+apiCallsConfig(tc.tree, 1000, 100)), &cases); err != nil {
 				t.Fatalf("generated config does not parse: %v", err)
 			}
-			if len(cases) != 4 || cases[1].Name != "APICallsUnschedulable200ms" || cases[2].Name != "APICallsUnschedulable100ms" || cases[3].Name != "APICallsNormal" {
-				t.Fatalf("want the burst case, two APICallsUnschedulable cases and APICallsNormal, got %d cases", len(cases))
+			if len(cases) != 5 || cases[1].Name != "APICallsUnschedulable200ms" || cases[2].Name != "APICallsUnschedulable100ms" || cases[3].Name != "APICallsNormal" || cases[4].Name != "APICallsBacklog" {
+				t.Fatalf("want the burst case, two APICallsUnschedulable cases, APICallsNormal and APICallsBacklog, got %d cases", len(cases))
+			}
+			if backlog := cases[4].WorkloadTemplate[1]; backlog["opcode"] != "createPods" || backlog["count"] != float64(backlogPods) || backlog["namespace"] != "unschedulable" {
+				t.Errorf("the backlog op %v must create %d Pods in their own namespace", backlog, backlogPods)
 			}
 			for i, ms := range []float64{200, 100} {
 				churn := cases[1+i].WorkloadTemplate[1]
@@ -175,7 +178,7 @@ func TestChooseAPIWorkloads(t *testing.T) {
 		keys string
 		want []string
 	}{
-		{"", []string{"churn5-50ms", "churn10-50ms", "churn5-100ms", "churn5-150ms", "churn5-175ms", "normal-50ms", "normal"}},
+		{"", []string{"churn5-50ms", "churn10-50ms", "churn5-100ms", "churn5-150ms", "churn5-175ms", "normal-50ms", "normal", "backlog-qps50"}},
 		{"normal, churn5-150ms", []string{"churn5-150ms", "normal"}},
 		{"normal,normal", []string{"normal"}},
 	} {
@@ -232,8 +235,8 @@ func TestAPICallsSummary(t *testing.T) {
 	}
 	md := apiMarkdown(&harness{root: t.TempDir()}, apiWorkloads[:1], results, 3, apiOptions{Pods: 1000, Command: "make bench BENCH_ARGS='-suites apicalls -reps 3'"})
 	for _, row := range []string{
-		"| unschedulable churn 5/s, 50ms writes | vanilla | 100.0 (1–110) | 0.02 | 1.00 | 1.00× |  |",
-		"| unschedulable churn 5/s, 50ms writes | patched-gate-on | 250.0 (125–275) | 0.02 | 1.00 | 2.50× (2.50–2.50) | 2.27× (2.27–2.27) |",
+		"| unschedulable churn 5/s, 50ms writes | vanilla | 100.0 (1–110) | 0.02 | 1.00 |  |  | 1.00× |  |",
+		"| unschedulable churn 5/s, 50ms writes | patched-gate-on | 250.0 (125–275) | 0.02 | 1.00 |  |  | 2.50× (2.50–2.50) | 2.27× (2.27–2.27) |",
 		"Command: `make bench BENCH_ARGS='-suites apicalls -reps 3'`.",
 	} {
 		if !strings.Contains(md, row) {
@@ -261,5 +264,23 @@ func TestSidesForRep(t *testing.T) {
 	}
 	if got := names(apiSides); got != "vanilla,patched-gate-off,patched-gate-on" {
 		t.Errorf("sidesForRep changed its argument: %s", got)
+	}
+}
+
+// TestAPIResultFromBacklogMetrics: APICallsBacklog's SLI percentiles and the
+// binding queue wait are read from their data items; the other call types'
+// waits are not taken for the binding's.
+func TestAPIResultFromBacklogMetrics(t *testing.T) {
+	items := []dataItem{
+		{Labels: map[string]string{"Metric": "SchedulingThroughput"}, Data: map[string]float64{"Average": 120}},
+		{Labels: map[string]string{"Metric": "scheduler_pod_scheduling_sli_duration_seconds"}, Data: map[string]float64{"Perc50": 12, "Perc99": 340}},
+		{Labels: map[string]string{"Metric": "scheduler_async_api_call_queue_wait_seconds", "call_type": "pod_binding"}, Data: map[string]float64{"Perc99": 4.5}},
+	}
+	got := apiResultFrom(items)
+	if got.Throughput != 120 || got.SLIp50 != 12 || got.SLIp99 != 340 || got.BindingWaitP99 != 4.5 {
+		t.Errorf("apiResultFrom = %+v, want 120 pods/s, SLI 12/340 ms, binding wait 4.5 ms", got)
+	}
+	if got := apiResultFrom(items[:1]); got.SLIp99 != 0 || got.BindingWaitP99 != 0 {
+		t.Errorf("without the metrics (vanilla, other workloads): %+v, want zeros", got)
 	}
 }
