@@ -76,6 +76,8 @@ type apiOptions struct {
 	// Workloads are the keys of the workloads to run, comma-separated;
 	// empty for all.
 	Workloads string
+	// Profile records a CPU profile of every run.
+	Profile bool
 	// Command is the command line that reproduces the run, for the summary.
 	Command string
 }
@@ -209,6 +211,30 @@ type apiResult struct {
 	// BindingWaitP99 the 99th percentile of a binding's wait in the API call
 	// queue (gate on only), all in ms; 0 when the run has none.
 	SLIp50, SLIp99, BindingWaitP99 float64
+	// The throughput window runs from the first measured Pod seen
+	// scheduled to the last one. WindowPods were scheduled after the first
+	// in its WindowSeconds, and WindowStatusWrites status patches sent: their
+	// ratios are the run's exact throughput, and its status-write rate (the
+	// pressure the asynchronous path takes off the loop).
+	WindowPods, WindowSeconds, WindowStatusWrites float64
+}
+
+// windowThroughput is the Pods scheduled per second of the throughput
+// window; 0 when the run has none.
+func (r apiResult) windowThroughput() float64 {
+	if r.WindowSeconds <= 0 {
+		return 0
+	}
+	return r.WindowPods / r.WindowSeconds
+}
+
+// statusWritesPerSecond is the run's status-write rate in its throughput
+// window; 0 when the run has none.
+func (r apiResult) statusWritesPerSecond() float64 {
+	if r.WindowSeconds <= 0 {
+		return 0
+	}
+	return r.WindowStatusWrites / r.WindowSeconds
 }
 
 // backlogMetrics are the extra metrics APICallsBacklog collects.
@@ -235,6 +261,8 @@ func apiResultFrom(items []dataItem) apiResult {
 			r.SLIp50, r.SLIp99 = it.Data["Perc50"], it.Data["Perc99"]
 		case "scheduler_async_api_call_queue_wait_seconds":
 			r.BindingWaitP99 = it.Data["Perc99"]
+		case "kspatch_bench_throughput_window":
+			r.WindowPods, r.WindowSeconds, r.WindowStatusWrites = it.Data["Pods"], it.Data["Seconds"], it.Data["statusWrites"]
 		}
 	}
 	return r
@@ -252,17 +280,17 @@ func runAPICalls(h *harness, workloads []apiWorkload, reps int, o apiOptions) er
 				if w.QPS > 0 {
 					env = append(env, fmt.Sprintf("KSPATCH_BENCH_SCHEDULER_QPS=%g", w.QPS), fmt.Sprintf("KSPATCH_BENCH_SCHEDULER_BURST=%d", w.Burst))
 				}
-				items, err := h.run(s.Tree, w.TestCase, apiWorkloadName(s), fmt.Sprintf("%s-%s-%s-rep%d", w.TestCase, w.Latency, s.Name, rep), env, false)
+				items, err := h.run(s.Tree, w.TestCase, apiWorkloadName(s), fmt.Sprintf("%s-%s-%s-rep%d", w.TestCase, w.Latency, s.Name, rep), env, o.Profile)
 				if err != nil {
 					return fmt.Errorf("%s (%s) on %s: %w", w.TestCase, w.Name, s.Name, err)
 				}
 				r := apiResultFrom(items)
 				r.Workload, r.Side, r.Rep = w, s.Name, rep
-				if r.Throughput == 0 {
+				if r.throughput() == 0 {
 					return fmt.Errorf("%s (%s) on %s: no SchedulingThroughput", w.TestCase, w.Name, s.Name)
 				}
-				fmt.Printf("%-40s %-18s rep %d  %7.1f pods/s  %5.2f status + %5.2f binding writes/pod  SLI p50/p99 %.0f/%.0f ms  binding wait p99 %.1f ms\n",
-					w.Name, s.Name, rep, r.Throughput, r.StatusWrites/float64(pods), r.BindingWrites/float64(pods), r.SLIp50, r.SLIp99, r.BindingWaitP99)
+				fmt.Printf("%-40s %-18s rep %d  %7.1f pods/s (SchedulingThroughput %.1f)  %5.2f status + %5.2f binding writes/pod  %5.2f status writes/s in %.0f s  SLI p50/p99 %.0f/%.0f ms  binding wait p99 %.1f ms\n",
+					w.Name, s.Name, rep, r.throughput(), r.Throughput, r.StatusWrites/float64(pods), r.BindingWrites/float64(pods), r.statusWritesPerSecond(), r.WindowSeconds, r.SLIp50, r.SLIp99, r.BindingWaitP99)
 				results = append(results, r)
 			}
 		}
@@ -276,9 +304,47 @@ func runAPICalls(h *harness, workloads []apiWorkload, reps int, o apiOptions) er
 	return os.WriteFile(underRoot(h.root, o.Markdown), []byte(md), 0o644)
 }
 
-func (r apiResult) throughput() float64 { return r.Throughput }
-func (r apiResult) sideName() string    { return r.Side }
-func (r apiResult) repetition() int     { return r.Rep }
+// medianSchedulingThroughput is the median of the SchedulingThroughput of
+// the runs keep selects.
+func medianSchedulingThroughput(results []apiResult, keep func(apiResult) bool) float64 {
+	var t []float64
+	for _, r := range results {
+		if keep(r) {
+			t = append(t, r.Throughput)
+		}
+	}
+	return medianOf(t)
+}
+
+// writeRate is "rate (min–max)" of the status writes per second: r's, and
+// the spread over the runs keep selects; empty when no run has a window.
+func writeRate(r apiResult, results []apiResult, keep func(apiResult) bool) string {
+	var rates []float64
+	for _, x := range results {
+		if keep(x) && x.WindowSeconds > 0 {
+			rates = append(rates, x.statusWritesPerSecond())
+		}
+	}
+	if len(rates) == 0 {
+		return ""
+	}
+	out := fmt.Sprintf("%.1f", r.statusWritesPerSecond())
+	if len(rates) > 1 {
+		out += fmt.Sprintf(" (%.1f–%.1f)", slices.Min(rates), slices.Max(rates))
+	}
+	return out
+}
+
+// throughput is the run's exact throughput (the window's), or
+// SchedulingThroughput's average when the run has no window.
+func (r apiResult) throughput() float64 {
+	if t := r.windowThroughput(); t > 0 {
+		return t
+	}
+	return r.Throughput
+}
+func (r apiResult) sideName() string { return r.Side }
+func (r apiResult) repetition() int  { return r.Rep }
 
 // pairedRun is a run that pairedRatios can pair with another side's run of
 // the same repetition.
@@ -359,12 +425,17 @@ func apiMarkdown(h *harness, workloads []apiWorkload, results []apiResult, reps 
 		"a high-priority Pod that fits nowhere (9 CPUs, nodes have 4) is created N times a second (upstream churns 5/s); it is attempted ahead of the "+
 		"measured Pods and each attempt ends in a `PodScheduled=False` status patch, which vanilla sends inside the scheduling cycle. "+
 		"The injected latency delays every Pod status patch and binding the scheduler sends (bench/scheduler_perf-data-items.patch); "+
-		"*writes/pod* count those requests over the whole run (churned Pods included), per measured Pod.\n\n", pods)
-	b.WriteString("*pods/s* is the median run's SchedulingThroughput (the upper middle one of an even number; min–max over the runs); *vs vanilla* is the median of the per-repetition ratios to " +
+		"*writes/pod* count those requests over the whole run (churned Pods included), per measured Pod. "+
+		"The churn has no limit: it runs from before the first measured Pod until the last one is scheduled, whatever the number of measured Pods. "+
+		"*status writes/s* is the pressure it puts on the write path: the status patches sent between the first and the last throughput sample, "+
+		"per second of that window (the median run's, min–max over the runs).\n\n", pods)
+	b.WriteString("*pods/s* is the median run's throughput (the upper middle one of an even number; min–max over the runs): the measured Pods scheduled after the first one, " +
+		"per second from the first to the last, as the test's informer sees them. scheduler_perf's own *SchedulingThroughput* (the median run's, in its own column) averages " +
+		"one-second samples, so in a run of a few seconds it depends on where the start and the end fall between two ticks. *vs vanilla* is the median of the per-repetition ratios to " +
 		"vanilla's run of the same repetition (min–max), and *on/off* the same against the gate-off side.\n\n")
 	b.WriteString("*SLI p50/p99* is the measured Pods' `scheduler_pod_scheduling_sli_duration_seconds`, *binding wait p99* a binding's wait in the API call queue " +
 		"(`scheduler_async_api_call_queue_wait_seconds`, gate on only), both in ms, of the median run, where the workload collects them.\n\n")
-	b.WriteString("| workload | side | pods/s | status writes/pod | binding writes/pod | SLI p50/p99 ms | binding wait p99 ms | vs vanilla | on/off |\n|---|---|---:|---:|---:|---:|---:|---:|---:|\n")
+	b.WriteString("| workload | side | pods/s | SchedulingThroughput | status writes/s | status writes/pod | binding writes/pod | SLI p50/p99 ms | binding wait p99 ms | vs vanilla | on/off |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, w := range workloads {
 		ofWorkload := func(r apiResult) bool { return r.Workload == w }
 		for _, s := range apiSides {
@@ -388,8 +459,8 @@ func apiMarkdown(h *harness, workloads []apiWorkload, results []apiResult, reps 
 			if r.BindingWaitP99 > 0 {
 				wait = fmt.Sprintf("%.1f", r.BindingWaitP99)
 			}
-			fmt.Fprintf(&b, "| %s | %s | %.1f%s | %.2f | %.2f | %s | %s | %s | %s |\n", w.Name, s.Name, r.Throughput, throughputSpread(results, keep),
-				r.StatusWrites/float64(pods), r.BindingWrites/float64(pods), sli, wait, vsVanilla, onOff)
+			fmt.Fprintf(&b, "| %s | %s | %.1f%s | %.1f | %s | %.2f | %.2f | %s | %s | %s | %s |\n", w.Name, s.Name, r.throughput(), throughputSpread(results, keep), medianSchedulingThroughput(results, keep),
+				writeRate(r, results, keep), r.StatusWrites/float64(pods), r.BindingWrites/float64(pods), sli, wait, vsVanilla, onOff)
 		}
 	}
 	fmt.Fprintf(&b, "\nCommand: `%s`. Reproduce with the defaults: `make bench BENCH_ARGS='-suites apicalls'` (add `-reps 4` for medians, "+

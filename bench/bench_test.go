@@ -215,10 +215,15 @@ func TestAPICallsSummary(t *testing.T) {
 	var results []apiResult
 	for rep, speed := range []float64{1, 0.5, 1.1} {
 		for side, pods := range map[string]float64{"vanilla": 100, "patched-gate-off": 110, "patched-gate-on": 250} {
-			results = append(results, apiResult{Workload: w, Side: side, Rep: rep + 1, Throughput: pods * speed, StatusWrites: 20, BindingWrites: 1000})
+			// The window gives pods × speed Pods/s, and 5 × speed status
+			// writes/s; SchedulingThroughput, a tenth less.
+			seconds := 1000 / (pods * speed)
+			results = append(results, apiResult{Workload: w, Side: side, Rep: rep + 1, Throughput: 0.9 * pods * speed, StatusWrites: 20, BindingWrites: 1000,
+				WindowPods: 1000, WindowSeconds: seconds, WindowStatusWrites: 5 * speed * seconds})
 		}
 	}
-	// A repetition in which gate-on did not run has no pair.
+	// A repetition in which gate-on did not run has no pair; without a
+	// window, its SchedulingThroughput stands for its throughput.
 	results = append(results, apiResult{Workload: w, Side: "vanilla", Rep: 4, Throughput: 1})
 
 	if got, want := ratioSummary(pairedRatios(results, func(r apiResult) bool { return r.Workload == w }, "patched-gate-on", "vanilla")), "2.50× (2.50–2.50)"; got != want {
@@ -235,13 +240,37 @@ func TestAPICallsSummary(t *testing.T) {
 	}
 	md := apiMarkdown(&harness{root: t.TempDir()}, apiWorkloads[:1], results, 3, apiOptions{Pods: 1000, Command: "make bench BENCH_ARGS='-suites apicalls -reps 3'"})
 	for _, row := range []string{
-		"| unschedulable churn 5/s, 50ms writes | vanilla | 100.0 (1–110) | 0.02 | 1.00 |  |  | 1.00× |  |",
-		"| unschedulable churn 5/s, 50ms writes | patched-gate-on | 250.0 (125–275) | 0.02 | 1.00 |  |  | 2.50× (2.50–2.50) | 2.27× (2.27–2.27) |",
+		// The write rate is the median run's (rep 1), its spread over
+		// the runs with a window (not rep 4's).
+		"| unschedulable churn 5/s, 50ms writes | vanilla | 100.0 (1–110) | 67.5 | 5.0 (2.5–5.5) | 0.02 | 1.00 |  |  | 1.00× |  |",
+		"| unschedulable churn 5/s, 50ms writes | patched-gate-on | 250.0 (125–275) | 225.0 | 5.0 (2.5–5.5) | 0.02 | 1.00 |  |  | 2.50× (2.50–2.50) | 2.27× (2.27–2.27) |",
 		"Command: `make bench BENCH_ARGS='-suites apicalls -reps 3'`.",
 	} {
 		if !strings.Contains(md, row) {
 			t.Errorf("summary lacks row\n%s\nin\n%s", row, md)
 		}
+	}
+}
+
+// TestAPIResultFrom: the throughput window's data item gives the run's
+// status-write rate.
+func TestAPIResultFrom(t *testing.T) {
+	r := apiResultFrom([]dataItem{
+		{Labels: map[string]string{"Metric": "SchedulingThroughput"}, Data: map[string]float64{"Average": 200}},
+		{Labels: map[string]string{"Metric": "kspatch_bench_throughput_window"}, Data: map[string]float64{"Pods": 999, "Seconds": 4, "statusWrites": 18, "bindingWrites": 990}},
+		{Labels: map[string]string{"Metric": "kspatch_bench_pod_writes_total", "kind": "status"}, Data: map[string]float64{"Value": 30}},
+	})
+	if r.Throughput != 200 || r.StatusWrites != 30 || r.WindowSeconds != 4 || r.WindowStatusWrites != 18 {
+		t.Errorf("apiResultFrom = %+v", r)
+	}
+	if got := r.throughput(); got != 249.75 {
+		t.Errorf("throughput = %v, want the window's 249.75", got)
+	}
+	if got := r.statusWritesPerSecond(); got != 4.5 {
+		t.Errorf("status writes/s = %v, want 4.5", got)
+	}
+	if got := (apiResult{WindowStatusWrites: 3}).statusWritesPerSecond(); got != 0 {
+		t.Errorf("status writes/s without a window = %v, want 0", got)
 	}
 }
 

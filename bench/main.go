@@ -47,6 +47,7 @@ func main() {
 		suites    = flag.String("suites", defaultSuites, "suites to run: burst (DRA claim-template burst, KEP-6132), apicalls (API call latency, KEP-5229), gangs (gang scheduling, KEP-5732), placement (topology-aware placement of gangs, issue #8), upstream (upstream's scheduler_perf misc workloads, vanilla vs patched, issue #20)")
 		apiPods   = flag.Int("api-pods", defaultAPIOptions().Pods, "measured pods of the apicalls suite")
 		apiMD     = flag.String("apicalls-markdown", defaultAPIOptions().Markdown, "markdown summary of the apicalls suite (relative to -root unless absolute); empty for none")
+		apiProf   = flag.Bool("api-cpuprofile", false, "apicalls suite: record a CPU profile of every run (cpu.pprof in its run directory)")
 		apiKeys   = flag.String("api-workloads", "", "apicalls suite: workloads to run, comma-separated keys (churn5-50ms, churn10-50ms, churn5-100ms, churn5-150ms, churn5-175ms, normal-50ms, normal, backlog-qps50); empty for all")
 		gangSizes = flag.String("gang-sizes", joinInts(defaultGangOptions().Sizes), "gangs suite: pods per gang (each gang's PodGroup has minCount = its size), comma-separated")
 		gangPods  = flag.Int("gang-pods", defaultGangOptions().Pods, "gangs suite: measured pods of every workload; a multiple of every gang size")
@@ -77,7 +78,7 @@ func main() {
 	command := commandLine(os.Args[1:])
 	gangs := gangOptions{Sizes: sizes, Pods: *gangPods, Nodes: *gangNodes, Markdown: *gangMD, Profile: *gangProf, Command: command}
 	placement := placementOptions{Clusters: clusters, GangSize: *plGang, Pods: *plPods, Markdown: *plMD, Profile: *plProf, Command: command}
-	api := apiOptions{Pods: *apiPods, Markdown: *apiMD, Workloads: *apiKeys, Command: command}
+	api := apiOptions{Pods: *apiPods, Markdown: *apiMD, Workloads: *apiKeys, Profile: *apiProf, Command: command}
 	up := upstreamOptions{Workloads: *upKeys, Size: *upSize, Markdown: *upMD, Profile: *upProf, Command: command}
 	if err := run(*root, *sizesFlag, *reps, *sideNames, *mdOut, *plotDir, *profile, *suites, api, gangs, placement, up); err != nil {
 		fmt.Fprintf(os.Stderr, "bench: %v\n", err)
