@@ -202,6 +202,19 @@ func fixturePlacements() *fakePlacements {
 					{Pod: "llama-worker-2", Failure: "no feasible placement"}, {Pod: "llama-worker-3", Failure: "no feasible placement"},
 				},
 			},
+			{
+				// A hostname key: one placement per node, most of them not
+				// kept by the scheduler.
+				Namespace: "ml", PodGroup: "per-host", Time: ago(6 * time.Minute), Duration: 2100 * time.Microsecond,
+				Result: ResultScheduled, Pods: 1, Chosen: "hostname=n-0001",
+				Placements:        []GeneratedPlacement{{Name: "hostname=n-0000", Nodes: 1}, {Name: "hostname=n-0001", Nodes: 1}},
+				PlacementsOmitted: 4998,
+				Evaluations: []PlacementEvaluation{
+					{Placement: "hostname=n-0000", Reason: "0 of 1 pods fit, 1 needed", Duration: 300 * time.Microsecond},
+					{Placement: "hostname=n-0001", Feasible: true, PodsFit: 1, Duration: 250 * time.Microsecond, TotalScore: 10},
+				},
+				Assignments: []PodAssignment{{Pod: "probe-0", Node: "n-0001"}},
+			},
 		},
 	}}
 }

@@ -35,6 +35,7 @@ func TestGolden(t *testing.T) {
 		{"placements", "/debug/placements", http.StatusOK},
 		{"placements_group", "/debug/placements/ml/llama-train", http.StatusOK},
 		{"placements_group_limit", "/debug/placements/ml/llama-train?limit=1", http.StatusOK},
+		{"placements_group_omitted", "/debug/placements/ml/per-host", http.StatusOK},
 		{"error_bad_limit", "/debug/queue?limit=abc", http.StatusBadRequest},
 		{"error_unknown_param", "/debug/queue?sort=age", http.StatusBadRequest},
 		{"error_pod_not_found", "/debug/queue/pods/team-a/gone", http.StatusNotFound},
@@ -124,9 +125,9 @@ func TestCountMessages(t *testing.T) {
 		{"/debug/apicalls?type=pod_binding", "1 call matched."},
 		{"/debug/apicalls?type=pod_status_patch", "3 calls matched."},
 		{"/debug/apicalls?type=pod_status_patch&limit=1", "3 calls matched; showing the 1 oldest, 2 more: raise limit="},
-		{"/debug/placements/team-a/trainer", "1 decision matched (3 recorded)."},
-		{"/debug/placements/ml/llama-train", "2 decisions matched (3 recorded)."},
-		{"/debug/placements?limit=1", "3 decisions matched (3 recorded); showing the 1 newest, 2 more: raise limit="},
+		{"/debug/placements/team-a/trainer", "1 decision matched (4 recorded)."},
+		{"/debug/placements/ml/llama-train", "2 decisions matched (4 recorded)."},
+		{"/debug/placements?limit=1", "4 decisions matched (4 recorded); showing the 1 newest, 3 more: raise limit="},
 	} {
 		rec := get(h, tc.target, "")
 		lines := strings.Split(strings.TrimSuffix(rec.Body.String(), "\n"), "\n")

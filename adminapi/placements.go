@@ -34,9 +34,12 @@ type placementDecisionView struct {
 	Message         string                   `json:"message,omitempty"`
 	Pods            int                      `json:"pods"`
 	Placements      []generatedPlacementView `json:"placements"`
-	Evaluations     []placementEvalView      `json:"evaluations"`
-	Chosen          string                   `json:"chosen,omitempty"`
-	Assignments     []podAssignmentView      `json:"assignments"`
+	// PlacementsOmitted counts the generated placements the scheduler did
+	// not keep (it keeps a bounded number per decision).
+	PlacementsOmitted int                 `json:"placementsOmitted,omitempty"`
+	Evaluations       []placementEvalView `json:"evaluations"`
+	Chosen            string              `json:"chosen,omitempty"`
+	Assignments       []podAssignmentView `json:"assignments"`
 
 	age, duration time.Duration // for the text output
 }
@@ -139,20 +142,21 @@ func (a *api) placements(w http.ResponseWriter, r *http.Request, perGroup bool) 
 
 func newPlacementDecisionView(d *PlacementDecision, now time.Time) placementDecisionView {
 	v := placementDecisionView{
-		Namespace:       d.Namespace,
-		PodGroup:        d.PodGroup,
-		Time:            utc(d.Time),
-		AgeSeconds:      seconds(now.Sub(d.Time)),
-		DurationSeconds: seconds(d.Duration),
-		Result:          d.Result,
-		Message:         d.Message,
-		Pods:            d.Pods,
-		Placements:      make([]generatedPlacementView, len(d.Placements)),
-		Evaluations:     make([]placementEvalView, len(d.Evaluations)),
-		Chosen:          d.Chosen,
-		Assignments:     make([]podAssignmentView, len(d.Assignments)),
-		age:             now.Sub(d.Time),
-		duration:        d.Duration,
+		Namespace:         d.Namespace,
+		PodGroup:          d.PodGroup,
+		Time:              utc(d.Time),
+		AgeSeconds:        seconds(now.Sub(d.Time)),
+		DurationSeconds:   seconds(d.Duration),
+		Result:            d.Result,
+		Message:           d.Message,
+		Pods:              d.Pods,
+		Placements:        make([]generatedPlacementView, len(d.Placements)),
+		PlacementsOmitted: d.PlacementsOmitted,
+		Evaluations:       make([]placementEvalView, len(d.Evaluations)),
+		Chosen:            d.Chosen,
+		Assignments:       make([]podAssignmentView, len(d.Assignments)),
+		age:               now.Sub(d.Time),
+		duration:          d.Duration,
 	}
 	for i, p := range d.Placements {
 		v.Placements[i] = generatedPlacementView{Name: p.Name, Nodes: p.Nodes}
@@ -232,7 +236,7 @@ func (doc placementList) writeTable(w io.Writer) error {
 		v := &doc.Items[i]
 		row(t, v.Namespace, v.PodGroup, age(v.age), v.Result,
 			shortDuration(v.duration), strconv.Itoa(v.Pods), strconv.Itoa(v.assigned()),
-			strconv.Itoa(len(v.Placements)), fmt.Sprintf("%d/%d", v.feasible(), len(v.Evaluations)),
+			strconv.Itoa(len(v.Placements)+v.PlacementsOmitted), fmt.Sprintf("%d/%d", v.feasible(), len(v.Evaluations)),
 			orNone(v.Chosen), v.chosenScore())
 	}
 	if err := t.Flush(); err != nil {
@@ -260,7 +264,7 @@ func (doc placementList) writeDetails(w io.Writer) error {
 			return err
 		}
 
-		_, _ = fmt.Fprintf(w, "\nPlacements generated (%d):\n", len(v.Placements))
+		_, _ = fmt.Fprintf(w, "\nPlacements generated (%d):\n", len(v.Placements)+v.PlacementsOmitted)
 		if len(v.Placements) > 0 {
 			t = newTable(w)
 			row(t, "  NAME", "NODES")
@@ -270,6 +274,9 @@ func (doc placementList) writeDetails(w io.Writer) error {
 			if err := t.Flush(); err != nil {
 				return err
 			}
+		}
+		if v.PlacementsOmitted > 0 {
+			_, _ = fmt.Fprintf(w, "  ... and %d more, not kept by the scheduler\n", v.PlacementsOmitted)
 		}
 
 		_, _ = fmt.Fprintf(w, "\nPlacements evaluated (%d):\n", len(v.Evaluations))

@@ -239,8 +239,10 @@ type PlacementDecision struct {
 	Message string
 	// Pods is the number of the group's pods the cycle tried to place.
 	Pods int
-	// Placements are the candidate placements the generator plugins produced.
-	Placements []GeneratedPlacement
+	// Placements are the candidate placements the generator plugins produced,
+	// as many as the scheduler keeps; PlacementsOmitted counts the others.
+	Placements        []GeneratedPlacement
+	PlacementsOmitted int
 	// Evaluations are the placements the cycle evaluated, in evaluation order.
 	Evaluations []PlacementEvaluation
 	// Chosen is the name of the placement the cycle chose; empty if none.

@@ -51,17 +51,18 @@ func (s *PlacementSource) PlacementSnapshot(ctx context.Context) (*adminapi.Plac
 
 func placementDecision(d *podgroup.Decision) adminapi.PlacementDecision {
 	out := adminapi.PlacementDecision{
-		Namespace:   d.PodGroup.Namespace,
-		PodGroup:    d.PodGroup.Name,
-		Time:        d.Time,
-		Duration:    d.Duration,
-		Result:      placementResult(d.Result),
-		Message:     d.Message,
-		Pods:        len(d.Assignments),
-		Placements:  generatedPlacements(d.Placements),
-		Evaluations: placementEvaluations(d.Evaluations),
-		Chosen:      d.Chosen,
-		Assignments: make([]adminapi.PodAssignment, len(d.Assignments)),
+		Namespace:         d.PodGroup.Namespace,
+		PodGroup:          d.PodGroup.Name,
+		Time:              d.Time,
+		Duration:          d.Duration,
+		Result:            placementResult(d.Result),
+		Message:           d.Message,
+		Pods:              len(d.Assignments),
+		Placements:        generatedPlacements(d.Placements),
+		PlacementsOmitted: d.PlacementsOmitted,
+		Evaluations:       placementEvaluations(d.Evaluations),
+		Chosen:            d.Chosen,
+		Assignments:       make([]adminapi.PodAssignment, len(d.Assignments)),
 	}
 	for i, a := range d.Assignments {
 		// adminapi names a pod within the group's namespace, which is
