@@ -317,8 +317,8 @@ func gangsConfig(tree string, o gangOptions) string {
 // groupTestCase is one scheduler_perf test case of the pod-group suites
 // (gangs, placement). It creates the PodGroup CRD first (so that the API
 // server is in the same state on every side), then the nodes, then - with
-// a PodGroupFile - the PodGroups, waits gangSettle, and measures the
-// creation and scheduling of the pods.
+// a FillFile - the fill pods, then - with a PodGroupFile - the PodGroups,
+// waits gangSettle, and measures the creation and scheduling of the pods.
 type groupTestCase struct {
 	Name string
 	// NodeTemplate is createNodes' nodeTemplatePath; empty for
@@ -332,6 +332,11 @@ type groupTestCase struct {
 	Namespace, PodFile string
 	// Metrics is the metricsCollectorConfig block.
 	Metrics string
+	// FillFile is the template of the pods that load the cluster before
+	// anything is measured, created Fill times in FillNamespace (unmeasured;
+	// they may be created bound to their nodes); empty for none.
+	FillFile, FillNamespace string
+	Fill                    int
 	// Sides are the test case's workloads, one per side, named after it.
 	Sides               []side
 	Nodes, Pods, Groups int
@@ -350,6 +355,9 @@ func (tc groupTestCase) writeTo(b *strings.Builder) {
 		fmt.Fprintf(b, "    nodeTemplatePath: %s\n", tc.NodeTemplate)
 	}
 	b.WriteString("    countParam: $nodes\n")
+	if tc.FillFile != "" {
+		fmt.Fprintf(b, "  - opcode: createPods\n    namespace: %s\n    countParam: $fill\n    podTemplatePath: %s\n", tc.FillNamespace, tc.FillFile)
+	}
 	if tc.PodGroupFile != "" {
 		fmt.Fprintf(b, "  - opcode: createAny\n    templatePath: %s\n    namespace: %s\n    countParam: $groups\n", tc.PodGroupFile, tc.Namespace)
 	}
@@ -363,6 +371,9 @@ func (tc groupTestCase) writeTo(b *strings.Builder) {
 		fmt.Fprintf(b, "    params:\n      nodes: %d\n      pods: %d\n", tc.Nodes, tc.Pods)
 		if tc.PodGroupFile != "" {
 			fmt.Fprintf(b, "      groups: %d\n", tc.Groups)
+		}
+		if tc.FillFile != "" {
+			fmt.Fprintf(b, "      fill: %d\n", tc.Fill)
 		}
 	}
 }

@@ -110,7 +110,7 @@ func (h *harness) runOne(s side, pods, rep int, profile bool) (result, error) {
 // with env added to the environment, and returns its data items; its
 // output and data items stay in _output/bench/runs/runName.
 func (h *harness) run(tree, testCase, workload, runName string, env []string, profile bool) ([]dataItem, error) {
-	runDir := filepath.Join(h.out, "runs", runName)
+	runDir := h.runDir(runName)
 	if err := os.RemoveAll(runDir); err != nil {
 		return nil, err
 	}
@@ -126,7 +126,7 @@ func (h *harness) run(tree, testCase, workload, runName string, env []string, pr
 		"-data-items-dir=" + runDir,
 	}
 	if profile {
-		args = append(args, "-test.cpuprofile="+filepath.Join(runDir, "cpu.pprof"))
+		args = append(args, "-test.cpuprofile="+h.profile(runName))
 	}
 	cmd := exec.Command(h.binary(tree), args...)
 	cmd.Dir = filepath.Join(h.out, tree, perfPkgDir)
@@ -141,6 +141,16 @@ func (h *harness) run(tree, testCase, workload, runName string, env []string, pr
 		return nil, fmt.Errorf("%v; output in %s", err, filepath.Join(runDir, "output.txt"))
 	}
 	return readDataItems(runDir)
+}
+
+// runDir is the directory of a run: its output, data items and profile.
+func (h *harness) runDir(runName string) string {
+	return filepath.Join(h.out, "runs", runName)
+}
+
+// profile is the CPU profile of a run recorded with profile on.
+func (h *harness) profile(runName string) string {
+	return filepath.Join(h.runDir(runName), "cpu.pprof")
 }
 
 // benchPattern is the -test.bench pattern that selects exactly one workload

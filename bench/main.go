@@ -54,11 +54,12 @@ func main() {
 		gangNodes = flag.Int("gang-nodes", defaultGangOptions().Nodes, "gangs suite: fake nodes")
 		gangMD    = flag.String("gangs-markdown", defaultGangOptions().Markdown, "markdown summary of the gangs suite (relative to -root unless absolute); empty for none")
 		gangProf  = flag.Bool("gang-cpuprofile", false, "gangs suite: record a CPU profile of every run (cpu.pprof in its run directory)")
-		plClust   = flag.String("placement-clusters", formatPlacementClusters(defaultPlacementOptions().Clusters), "placement suite: cluster shapes as nodes/racks (racks of equal size), comma-separated")
+		plClust   = flag.String("placement-clusters", formatPlacementClusters(defaultPlacementOptions().Clusters), "placement suite: cluster shapes as nodes/racks (racks of equal size), or nodes/racks/loaded for the same shape about 90% full first (one bound fill pod a node; only every tenth rack has room for gangs), comma-separated")
 		plGang    = flag.Int("placement-gang-size", defaultPlacementOptions().GangSize, "placement suite: pods per gang (its PodGroup's minCount)")
-		plPods    = flag.Int("placement-pods", defaultPlacementOptions().Pods, "placement suite: measured pods of every workload; a multiple of the gang size")
+		plPods    = flag.Int("placement-pods", defaultPlacementOptions().Pods, "placement suite: measured pods of every workload on a shape that is not loaded; a multiple of the gang size")
+		plLoaded  = flag.Int("placement-loaded-pods", defaultPlacementOptions().LoadedPods, "placement suite: measured pods of every workload on a loaded shape (nodes/racks/loaded); a multiple of the gang size, whose gangs fit in the open racks")
 		plMD      = flag.String("placement-markdown", defaultPlacementOptions().Markdown, "markdown summary of the placement suite (relative to -root unless absolute); empty for none")
-		plProf    = flag.Bool("placement-cpuprofile", false, "placement suite: record a CPU profile of every run (cpu.pprof in its run directory)")
+		plProf    = flag.Bool("placement-cpuprofile", false, "placement suite: record a CPU profile of every run (cpu.pprof in its run directory) and report the CPU per pod-group cycle from it")
 		upKeys    = flag.String("upstream-workloads", "", "upstream suite: workloads to run, comma-separated: a test case ("+upstreamPresetNames()+") at its -upstream-size workload, or TestCase/Workload naming any workload of upstream's misc/performance-config.yaml; empty for "+upstreamDefaultNames())
 		upSize    = flag.String("upstream-size", defaultUpstreamOptions().Size, "upstream suite: the workload each test case runs: small (about 1000 measured pods, a quick check) or large (5000 nodes and 10000 measured pods where upstream has them)")
 		upMD      = flag.String("upstream-markdown", defaultUpstreamOptions().Markdown, "markdown summary of the upstream suite (relative to -root unless absolute); empty for none")
@@ -77,7 +78,7 @@ func main() {
 	}
 	command := commandLine(os.Args[1:])
 	gangs := gangOptions{Sizes: sizes, Pods: *gangPods, Nodes: *gangNodes, Markdown: *gangMD, Profile: *gangProf, Command: command}
-	placement := placementOptions{Clusters: clusters, GangSize: *plGang, Pods: *plPods, Markdown: *plMD, Profile: *plProf, Command: command}
+	placement := placementOptions{Clusters: clusters, GangSize: *plGang, Pods: *plPods, LoadedPods: *plLoaded, Markdown: *plMD, Profile: *plProf, Command: command}
 	api := apiOptions{Pods: *apiPods, Markdown: *apiMD, Workloads: *apiKeys, Profile: *apiProf, Command: command}
 	up := upstreamOptions{Workloads: *upKeys, Size: *upSize, Markdown: *upMD, Profile: *upProf, Command: command}
 	if err := run(*root, *sizesFlag, *reps, *sideNames, *mdOut, *plotDir, *profile, *suites, api, gangs, placement, up); err != nil {
@@ -92,10 +93,11 @@ func main() {
 // scheduler_perf), which a plain `make bench` need not pay for while the
 // burst and apicalls suites are what most changes touch; run it with
 // -suites gangs (or -suites burst,apicalls,gangs). The placement suite is
-// not among them either: six runs per repetition, two of them on 5000
-// nodes; run it with -suites placement. Nor is the upstream suite: twelve
-// runs per repetition at its default size, most of them on 5000 nodes
-// (an estimated half hour on 2 cores); run it with -suites upstream.
+// not among them either: nine runs per repetition, six of them on 5000
+// nodes (three of those filled with 5000 pods first); run it with -suites
+// placement. Nor is the upstream suite: twelve runs per repetition at its
+// default size, most of them on 5000 nodes (an estimated half hour on 2
+// cores); run it with -suites upstream.
 const defaultSuites = "burst,apicalls"
 
 // commandLine is the make command that repeats a run with args (bench's

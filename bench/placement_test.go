@@ -2,11 +2,13 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -21,10 +23,11 @@ func TestPlacementConfig(t *testing.T) {
 		// want: test case -> its only workload.
 		want map[string]string
 	}{
-		{tree: "vanilla", want: map[string]string{"PlacementUngrouped500n50r": "vanilla", "PlacementUngrouped5000n100r": "vanilla"}},
+		{tree: "vanilla", want: map[string]string{"PlacementUngrouped500n50r": "vanilla", "PlacementUngrouped5000n100r": "vanilla", "PlacementUngrouped5000n100rLoaded": "vanilla"}},
 		{tree: "patched", want: map[string]string{
 			"PlacementGangs500n50r": "patched_gate_on", "PlacementRack500n50r": "patched_gate_on",
 			"PlacementGangs5000n100r": "patched_gate_on", "PlacementRack5000n100r": "patched_gate_on",
+			"PlacementGangs5000n100rLoaded": "patched_gate_on", "PlacementRack5000n100rLoaded": "patched_gate_on",
 		}},
 	} {
 		t.Run(tc.tree, func(t *testing.T) {
@@ -63,9 +66,18 @@ func TestPlacementConfig(t *testing.T) {
 				if len(w.Labels) != 1 || w.Labels[0] != "kspatch" {
 					t.Errorf("%s/%s labels %v: the harness filters on kspatch", c.Name, w.Name, w.Labels)
 				}
-				wantParams := map[string]int{"nodes": cluster.Nodes, "pods": 1024}
+				// The loaded shape: 512 measured pods (16 gangs) after a
+				// fill pod on each of its 5000 nodes.
+				pods := 1024
+				if cluster.Loaded {
+					pods = 512
+				}
+				wantParams := map[string]int{"nodes": cluster.Nodes, "pods": pods}
 				if kind != placementUngrouped {
-					wantParams["groups"] = 1024 / 32
+					wantParams["groups"] = pods / 32
+				}
+				if cluster.Loaded {
+					wantParams["fill"] = 5000
 				}
 				if !reflect.DeepEqual(w.Params, wantParams) {
 					t.Errorf("%s/%s params %v, want %v (every param used)", c.Name, w.Name, w.Params, wantParams)
@@ -102,16 +114,21 @@ func placementCaseOf(t *testing.T, name string, o placementOptions) (placementCl
 	return placementCluster{}, 0
 }
 
-// checkPlacementOps: the CRD, the racked nodes, the PodGroups (gangs only,
-// with or without the constraint, in the pods' namespace), an unmeasured
-// wait, and the measured pods.
+// checkPlacementOps: the CRD, the racked nodes, the fill pods (loaded
+// shapes only, unmeasured, in their own namespace), the PodGroups (gangs
+// only, with or without the constraint, in the pods' namespace), an
+// unmeasured wait, and the measured pods.
 func checkPlacementOps(t *testing.T, c gangCase, cluster placementCluster, kind placementKind) {
 	t.Helper()
 	ops := c.WorkloadTemplate
-	want := []string{"createAny", "createNodes", "sleep", "createPods"}
-	if kind != placementUngrouped {
-		want = []string{"createAny", "createNodes", "createAny", "sleep", "createPods"}
+	want := []string{"createAny", "createNodes"}
+	if cluster.Loaded {
+		want = append(want, "createPods")
 	}
+	if kind != placementUngrouped {
+		want = append(want, "createAny")
+	}
+	want = append(want, "sleep", "createPods")
 	var got []string
 	for _, op := range ops {
 		got = append(got, op["opcode"].(string))
@@ -130,8 +147,17 @@ func checkPlacementOps(t *testing.T, c gangCase, cluster placementCluster, kind 
 	if pods["namespace"] != placementNamespace || pods["countParam"] != "$pods" || pods["collectMetrics"] != true || pods["podTemplatePath"] != placementPodFile(size) {
 		t.Errorf("%s: createPods %v", c.Name, pods)
 	}
+	next := 2
+	if cluster.Loaded {
+		fill := ops[2]
+		wantFill := map[string]any{"opcode": "createPods", "namespace": "fill", "countParam": "$fill", "podTemplatePath": placementFillFile(cluster.perRack())}
+		if !reflect.DeepEqual(fill, wantFill) {
+			t.Errorf("%s: fill op %v, want %v (no collectMetrics)", c.Name, fill, wantFill)
+		}
+		next++
+	}
 	if kind != placementUngrouped {
-		pg := ops[2]
+		pg := ops[next]
 		if pg["templatePath"] != placementPodGroupFile(kind, size) || pg["namespace"] != placementNamespace || pg["countParam"] != "$groups" {
 			t.Errorf("%s: PodGroups op %v must create $groups PodGroups (%s) in the pods' namespace", c.Name, pg, placementPodGroupFile(kind, size))
 		}
@@ -154,7 +180,8 @@ func TestAllConfigsParseWithPlacement(t *testing.T) {
 			}
 			seen[c.Name] = true
 		}
-		if !seen["GangsUngrouped"] || !seen["DRAClaimTemplateBurst"] || (tree == "vanilla") != seen["PlacementUngrouped500n50r"] || (tree == "patched") != seen["PlacementRack5000n100r"] {
+		if !seen["GangsUngrouped"] || !seen["DRAClaimTemplateBurst"] || (tree == "vanilla") != seen["PlacementUngrouped500n50r"] || (tree == "patched") != seen["PlacementRack5000n100r"] ||
+			(tree == "vanilla") != seen["PlacementUngrouped5000n100rLoaded"] || (tree == "patched") != seen["PlacementRack5000n100rLoaded"] {
 			t.Errorf("%s: test cases %v", tree, seen)
 		}
 	}
@@ -168,8 +195,9 @@ func TestPlacementNodeTemplate(t *testing.T) {
 		if want := fmt.Sprintf("rack-%d", tc.index/tc.perRack); labels[placementRackLabel] != want {
 			t.Errorf("racks of %d, node %d: labels %v, want %s=%s", tc.perRack, tc.index, labels, placementRackLabel, want)
 		}
-		if node["kind"] != "Node" || md["generateName"] != "scheduler-perf-" {
-			t.Errorf("node %v", node)
+		// A fixed name, which the fill pods are bound to.
+		if node["kind"] != "Node" || md["name"] != fmt.Sprintf("pl-node-%d", tc.index) || md["generateName"] != nil {
+			t.Errorf("node %v, want name pl-node-%d", node, tc.index)
 		}
 		capacity := node["status"].(map[string]any)["capacity"].(map[string]any)
 		if !reflect.DeepEqual(capacity, map[string]any{"pods": "110", "cpu": "4", "memory": "32Gi"}) {
@@ -183,6 +211,56 @@ func TestPlacementNodeTemplate(t *testing.T) {
 		if want := fmt.Sprintf("rack-%d", c.Racks-1); labels[placementRackLabel] != want {
 			t.Errorf("%s: last node in %v, want %s", c, labels[placementRackLabel], want)
 		}
+	}
+}
+
+// TestPlacementFillTemplate: fill pod i is bound to node pl-node-<i> and
+// requests 2 CPUs in an open rack (rack % 10 == 9), 3.8 CPUs in a full one.
+func TestPlacementFillTemplate(t *testing.T) {
+	text := placementFillTemplate(50)
+	if !strings.Contains(text, "{{ if eq (mod (div .Index 50) 10) 9 }}2000m{{ else }}3800m{{ end }}") {
+		t.Errorf("fill template:\n%s", text)
+	}
+	for _, tc := range []struct {
+		index int
+		cpu   string
+	}{{0, "3800m"}, {49, "3800m"}, {450, "2000m"}, {499, "2000m"}, {500, "3800m"}, {4950, "2000m"}, {4999, "2000m"}} {
+		pod := render(t, text, tc.index, 5000)
+		spec := pod["spec"].(map[string]any)
+		if pod["kind"] != "Pod" || spec["nodeName"] != fmt.Sprintf("pl-node-%d", tc.index) {
+			t.Errorf("fill pod %d: %v, want it bound to pl-node-%d", tc.index, pod, tc.index)
+		}
+		if md := pod["metadata"].(map[string]any); md["generateName"] != "fill-" || md["namespace"] != nil {
+			t.Errorf("fill pod %d metadata %v", tc.index, md)
+		}
+		container := spec["containers"].([]any)[0].(map[string]any)
+		resources := container["resources"].(map[string]any)
+		want := map[string]any{"requests": map[string]any{"cpu": tc.cpu, "memory": "500Mi"}}
+		if !reflect.DeepEqual(resources, want) || container["image"] != "registry.k8s.io/pause:3.10" {
+			t.Errorf("fill pod %d (rack %d): container %v, want resources %v", tc.index, tc.index/50, container, want)
+		}
+	}
+	// On 5000/100/loaded: 90.5% of the CPU, as fillShare says, and room
+	// for 2 measured pods on each of the 500 nodes of the 10 open racks.
+	c := placementCluster{Nodes: 5000, Racks: 100, Loaded: true}
+	used, room := 0, 0
+	for i := 0; i < c.Nodes; i++ {
+		cpu := render(t, text, i, c.Nodes)["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)["resources"].(map[string]any)["requests"].(map[string]any)["cpu"].(string)
+		milli, err := strconv.Atoi(strings.TrimSuffix(cpu, "m"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		used += milli
+		room += (4000 - milli) / 1000
+	}
+	if share := float64(used) / float64(c.Nodes*4000); share != 0.905 || c.fillShare() != share {
+		t.Errorf("fill share %v, fillShare %v, want 0.905", share, c.fillShare())
+	}
+	if want := c.openRacks() * c.perRack() * podsPerOpenNode; room != 1000 || want != room {
+		t.Errorf("room for %d measured pods (open racks: %d), want 1000", room, want)
+	}
+	if (placementCluster{Nodes: 5000, Racks: 100}).fillShare() != 0 {
+		t.Errorf("a shape that is not loaded has no fill")
 	}
 }
 
@@ -327,7 +405,7 @@ func TestPlacementFiles(t *testing.T) {
 		t.Errorf("a CRD with '{{' must be refused, got %v", err)
 	}
 	o := defaultPlacementOptions()
-	o.Clusters = append(o.Clusters, placementCluster{Nodes: 1000, Racks: 100})
+	o.Clusters = append(o.Clusters, placementCluster{Nodes: 1000, Racks: 100}, placementCluster{Nodes: 1000, Racks: 100, Loaded: true})
 	files, err := placementFiles([]byte("kind: CustomResourceDefinition\n"), o)
 	if err != nil {
 		t.Fatal(err)
@@ -338,11 +416,26 @@ func TestPlacementFiles(t *testing.T) {
 	}
 	sort.Strings(names)
 	want := []string{gangCRDTemplate, "placement-node-10perrack.yaml", "placement-node-50perrack.yaml", "placement-pod-32.yaml", "placement-pod-ungrouped.yaml",
-		"placement-podgroup-32-rack.yaml", "placement-podgroup-32.yaml"}
+		"placement-podgroup-32-rack.yaml", "placement-podgroup-32.yaml", "placement-fill-50perrack.yaml", "placement-fill-10perrack.yaml"}
 	sort.Strings(want)
 	if !reflect.DeepEqual(names, want) {
-		t.Errorf("files %v, want %v (1000/100 shares the template of racks of 10)", names, want)
+		t.Errorf("files %v, want %v (1000/100 shares the template of racks of 10; loaded shapes add a fill template)", names, want)
 	}
+	if string(files["placement-fill-50perrack.yaml"]) != placementFillTemplate(50) || string(files["placement-fill-10perrack.yaml"]) != placementFillTemplate(10) {
+		t.Errorf("fill templates")
+	}
+	// Without a loaded shape, no fill template.
+	o.Clusters = o.Clusters[:2]
+	files, err = placementFiles([]byte("kind: CustomResourceDefinition\n"), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name := range files {
+		if strings.HasPrefix(name, "placement-fill-") {
+			t.Errorf("%s without a loaded shape", name)
+		}
+	}
+	files, _ = placementFiles([]byte("kind: CustomResourceDefinition\n"), defaultPlacementOptions())
 	if !strings.Contains(string(files["placement-podgroup-32-rack.yaml"]), placementRackLabel) || strings.Contains(string(files["placement-podgroup-32.yaml"]), "schedulingConstraints") {
 		t.Errorf("PodGroup templates swapped")
 	}
@@ -364,21 +457,38 @@ func TestPlacementRuns(t *testing.T) {
 		got = append(got, r.Kind.testCase(r.Cluster)+"/"+r.Side.Name)
 	}
 	want := "PlacementUngrouped500n50r/vanilla,PlacementGangs500n50r/patched-gate-on,PlacementRack500n50r/patched-gate-on," +
-		"PlacementUngrouped5000n100r/vanilla,PlacementGangs5000n100r/patched-gate-on,PlacementRack5000n100r/patched-gate-on"
+		"PlacementUngrouped5000n100r/vanilla,PlacementGangs5000n100r/patched-gate-on,PlacementRack5000n100r/patched-gate-on," +
+		"PlacementUngrouped5000n100rLoaded/vanilla,PlacementGangs5000n100rLoaded/patched-gate-on,PlacementRack5000n100rLoaded/patched-gate-on"
 	if strings.Join(got, ",") != want {
 		t.Errorf("runs %v, want %s", got, want)
 	}
 }
 
 func TestParsePlacementClusters(t *testing.T) {
-	got, err := parsePlacementClusters(" 500/50, 5000/100")
+	got, err := parsePlacementClusters(" 500/50, 5000/100, 5000/100/loaded")
 	if err != nil || !reflect.DeepEqual(got, defaultPlacementOptions().Clusters) {
 		t.Errorf("parsePlacementClusters = %v, %v", got, err)
 	}
-	if s := formatPlacementClusters(got); s != "500/50,5000/100" {
+	if s := formatPlacementClusters(got); s != "500/50,5000/100,5000/100/loaded" {
 		t.Errorf("formatPlacementClusters = %q", s)
 	}
-	for _, bad := range []string{"500", "500/0", "x/5", "500/50,", "0/1", ""} {
+	if again, err := parsePlacementClusters(formatPlacementClusters(got)); err != nil || !reflect.DeepEqual(again, got) {
+		t.Errorf("round trip: %v, %v", again, err)
+	}
+	loaded := got[2]
+	if !loaded.Loaded || got[1].Loaded || loaded.Nodes != 5000 || loaded.Racks != 100 {
+		t.Errorf("5000/100/loaded = %+v", loaded)
+	}
+	if loaded.id() != "5000n100rLoaded" || got[1].id() != "5000n100r" {
+		t.Errorf("ids %q %q", loaded.id(), got[1].id())
+	}
+	if loaded.String() != "5000 nodes, 100 racks of 50, 90% full" || got[1].String() != "5000 nodes, 100 racks of 50" {
+		t.Errorf("descriptions %q %q", loaded, got[1])
+	}
+	if loaded.openRacks() != 10 {
+		t.Errorf("open racks %d, want 10 (rack-9, rack-19, ..., rack-99)", loaded.openRacks())
+	}
+	for _, bad := range []string{"500", "500/0", "x/5", "500/50,", "0/1", "", "500/50/", "500/50/full", "500/50/Loaded", "500/50/loaded/x", "0/1/loaded", "/50/loaded"} {
 		if _, err := parsePlacementClusters(bad); err == nil || !strings.Contains(err.Error(), "-placement-clusters") {
 			t.Errorf("parsePlacementClusters(%q): %v, want an error naming -placement-clusters", bad, err)
 		}
@@ -403,6 +513,17 @@ func TestPlacementOptionsValidate(t *testing.T) {
 		{"racks too small", with(func(o *placementOptions) { o.Clusters = []placementCluster{{Nodes: 100, Racks: 50}} }), "a rack of 2 nodes holds 8 pods, 0 gang(s) of 32"},
 		{"uneven racks", with(func(o *placementOptions) { o.Clusters = []placementCluster{{Nodes: 500, Racks: 30}} }), "racks of equal size"},
 		{"twice", with(func(o *placementOptions) { o.Clusters = append(o.Clusters, o.Clusters[0]) }), "has 500/50 twice"},
+		{"loaded twice", with(func(o *placementOptions) { o.Clusters = append(o.Clusters, o.Clusters[2]) }), "has 5000/100/loaded twice"},
+		{"open racks full", with(func(o *placementOptions) { o.LoadedPods = 960 }), ""},
+		{"loaded does not fit", with(func(o *placementOptions) { o.LoadedPods = 1024 }),
+			"-placement-loaded-pods 1024 do not fit in 5000/100/loaded: only its 10 open rack(s) (rack index % 10 == 9) have room, 100 pods a rack (50 nodes with 2 free CPUs), 3 gang(s) of 32, so they hold 30 of the 32 gangs"},
+		{"loaded without an open rack", with(func(o *placementOptions) { o.Clusters = []placementCluster{{Nodes: 500, Racks: 5, Loaded: true}} }), "only its 0 open rack(s)"},
+		{"loaded racks too small", with(func(o *placementOptions) { o.Clusters = []placementCluster{{Nodes: 1000, Racks: 100, Loaded: true}} }),
+			"only its 10 open rack(s) (rack index % 10 == 9) have room, 20 pods a rack (10 nodes with 2 free CPUs), 0 gang(s) of 32"},
+		{"incomplete loaded gang", with(func(o *placementOptions) { o.LoadedPods = 500 }), "invalid -placement-loaded-pods 500: must be a positive multiple of the gang size 32"},
+		// Each count is checked only where a shape uses it.
+		{"only loaded", with(func(o *placementOptions) { o.Clusters, o.Pods = o.Clusters[2:], 0 }), ""},
+		{"none loaded", with(func(o *placementOptions) { o.Clusters, o.LoadedPods = o.Clusters[:2], 0 }), ""},
 		{"no clusters", with(func(o *placementOptions) { o.Clusters = nil }), "-placement-clusters is empty"},
 		{"no gang", with(func(o *placementOptions) { o.GangSize = 0 }), "invalid -placement-gang-size 0"},
 	} {
@@ -452,9 +573,12 @@ func TestPlacementResultFrom(t *testing.T) {
 	if m := r.evaluationMean(); m != (7*1400+2*600)/2000.0 {
 		t.Errorf("evaluation mean %v", m)
 	}
+	if r.GroupCPU != -1 {
+		t.Errorf("GroupCPU %v without a profile, want -1", r.GroupCPU)
+	}
 	// Vanilla, and a tree without the placement metrics.
 	v := placementResultFrom(placementItems()[:1])
-	if v.evaluations() != -1 || v.Generated != -1 || v.evaluationMean() != 0 || p50p99(v.Feasible) != "n/a" {
+	if v.evaluations() != -1 || v.Generated != -1 || v.evaluationMean() != 0 || p50p99(v.Feasible) != "n/a" || v.GroupCPU != -1 {
 		t.Errorf("without placement metrics: %+v", v)
 	}
 }
@@ -486,8 +610,84 @@ func TestPlacementResultCheck(t *testing.T) {
 		t.Errorf("vanilla without a group: %v", err)
 	}
 	vanilla.Throughput = 0
-	if err := vanilla.check("PlacementUngrouped500n50r", o); err == nil || !strings.Contains(err.Error(), "raise -placement-pods") {
+	if err := vanilla.check("PlacementUngrouped500n50r", o); err == nil || !strings.Contains(err.Error(), "raise -placement-pods)") {
 		t.Errorf("no throughput: %v", err)
+	}
+	vanilla.Cluster = o.Clusters[2]
+	if err := vanilla.check("PlacementUngrouped5000n100rLoaded", o); err == nil || !strings.Contains(err.Error(), "raise -placement-loaded-pods") {
+		t.Errorf("no throughput on the loaded shape: %v", err)
+	}
+	// The loaded shape has 512 pods: 16 gangs.
+	loaded := placementResultFrom(placementItems())
+	loaded.Side, loaded.Kind, loaded.Cluster = "patched-gate-on", placementUnconstrained, o.Clusters[2]
+	loaded.GroupAttempts = map[string]float64{"scheduled": 16}
+	if err := loaded.check("PlacementGangs5000n100rLoaded", o); err != nil {
+		t.Errorf("16 cycles for the 16 gangs of the loaded shape: %v", err)
+	}
+	loaded.GroupAttempts = map[string]float64{"scheduled": 15}
+	if err := loaded.check("PlacementGangs5000n100rLoaded", o); err == nil || !strings.Contains(err.Error(), "15 pod-group cycles for 16 gangs") {
+		t.Errorf("too few cycles on the loaded shape: %v", err)
+	}
+}
+
+func TestPprofShownSeconds(t *testing.T) {
+	const header = `File: patched.test
+Build ID: 6c1f0f1b0d5e8f7b3c2a9e4d1f0a7b6c5d4e3f21
+Type: cpu
+Time: 2026-11-24 18:42:07 UTC
+Duration: 30.1s, Total samples = 12.3s (40.87%)
+Active filters:
+   focus=scheduler\.\(\*Scheduler\)\.scheduleOnePodGroup
+`
+	const rows = `      flat  flat%   sum%        cum   cum%
+     0.41s  3.33%  3.33%      0.52s  4.23%  k8s.io/kubernetes/pkg/scheduler/framework.(*CycleState).Clone
+     0.30s  2.44%  5.77%      2.50s 20.33%  k8s.io/kubernetes/pkg/scheduler.(*Scheduler).scheduleOnePodGroup
+         0     0%  5.77%      2.50s 20.33%  k8s.io/kubernetes/pkg/scheduler.(*Scheduler).ScheduleOne
+`
+	for _, tc := range []struct {
+		name, out string
+		want      float64
+		err       string
+	}{
+		{name: "seconds", out: header + "Showing nodes accounting for 2.5s, 20.33% of 12.3s total\n" + rows, want: 2.5},
+		{name: "milliseconds", out: header + "Showing nodes accounting for 450ms, 3.66% of 12.3s total\n" + rows, want: 0.45},
+		{name: "whole seconds", out: header + "Showing nodes accounting for 12s, 97.56% of 12.3s total\n" + rows, want: 12},
+		{name: "microseconds", out: header + "Showing nodes accounting for 20us, 0.00016% of 12.3s total\n", want: 20e-6},
+		{name: "hours", out: header + "Showing nodes accounting for 1.50hrs, 90% of 1.67hrs total\n", want: 5400},
+		{name: "dropped nodes line after", out: header + "Showing nodes accounting for 1.23s, 10% of 12.3s total\nDropped 12 nodes (cum <= 0.06s)\n" + rows, want: 1.23},
+		{name: "zero", out: header + "Showing nodes accounting for 0, 0% of 12.3s total\n      flat  flat%   sum%        cum   cum%\n", want: 0},
+		{name: "no match", out: header + "Showing nodes accounting for 0, 0% of 12.3s total\n      flat  flat%   sum%        cum   cum%\nFocus expression matched no samples\n", err: "matched no samples"},
+		{name: "no showing line", out: header + rows, err: `no "Showing nodes accounting for" line`},
+		{name: "unknown unit", out: header + "Showing nodes accounting for 2.5MB, 20% of 12.5MB total\n", err: `"2.5MB" is not a CPU time`},
+		{name: "no number", out: header + "Showing nodes accounting for s, 20% of 12.3s total\n", err: `"s" is not a CPU time`},
+		{name: "empty", out: "", err: "no \"Showing"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := pprofShownSeconds(tc.out)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Errorf("pprofShownSeconds: %v, %v; want an error with %q", got, err, tc.err)
+				}
+				return
+			}
+			if err != nil || math.Abs(got-tc.want) > 1e-12 {
+				t.Errorf("pprofShownSeconds = %v, %v; want %v", got, err, tc.want)
+			}
+		})
+	}
+}
+
+func TestGroupCycleCPUWithoutProfile(t *testing.T) {
+	dir := t.TempDir()
+	if ms, err := groupCycleCPU(filepath.Join(dir, "cpu.pprof"), 32); err == nil || ms != -1 {
+		t.Errorf("a missing profile: %v, %v; want -1 and an error", ms, err)
+	}
+	if ms, err := groupCycleCPU(filepath.Join(dir, "cpu.pprof"), -1); err == nil || ms != -1 || !strings.Contains(err.Error(), "no pod-group cycles") {
+		t.Errorf("no cycles: %v, %v", ms, err)
+	}
+	h := &harness{out: dir}
+	if got, want := h.profile("PlacementRack500n50r-patched-gate-on-rep1"), filepath.Join(dir, "runs", "PlacementRack500n50r-patched-gate-on-rep1", "cpu.pprof"); got != want {
+		t.Errorf("profile path %s, want %s", got, want)
 	}
 }
 
@@ -499,23 +699,47 @@ func TestPlacementMarkdown(t *testing.T) {
 	rack := placementResultFrom(placementItems())
 	rack.Side, rack.Cluster, rack.Kind, rack.Size, rack.Load = "patched-gate-on", small, placementRack, 32, 1.5
 	free := placementResult{gangResult: gangResult{Side: "patched-gate-on", Size: 32, Throughput: 200, GroupAttempts: map[string]float64{"scheduled": 32},
-		Group: latency{P50: 100, P99: 200, Avg: 110, Count: 32}, Load: 2.5}, Cluster: small, Kind: placementUnconstrained, Generated: -1}
+		Group: latency{P50: 100, P99: 200, Avg: 110, Count: 32}, Load: 2.5}, Cluster: small, Kind: placementUnconstrained, Generated: -1, GroupCPU: -1}
 	van := func(tp float64) placementResult {
-		return placementResult{gangResult: gangResult{Side: "vanilla", Throughput: tp}, Cluster: small, Kind: placementUngrouped, Generated: -1}
+		return placementResult{gangResult: gangResult{Side: "vanilla", Throughput: tp}, Cluster: small, Kind: placementUngrouped, Generated: -1, GroupCPU: -1}
 	}
 	bigRack := rack
 	bigRack.Cluster, bigRack.Throughput = big, 40
-	results := []placementResult{van(250), van(150), van(300), free, rack, bigRack}
+	// The loaded shape, profiled: 16 gangs, CPU per group cycle known.
+	loaded := o.Clusters[2]
+	loadedRack := rack
+	loadedRack.Cluster, loadedRack.Throughput, loadedRack.GroupCPU = loaded, 20, 45.25
+	loadedRack.GroupAttempts = map[string]float64{"scheduled": 16}
+	loadedRack.Group = latency{P50: 400, P99: 1800, Avg: 500, Count: 16}
+	loadedFree := free
+	loadedFree.Cluster, loadedFree.Throughput, loadedFree.GroupCPU = loaded, 50, 18.1
+	loadedFree.GroupAttempts = map[string]float64{"scheduled": 16}
+	loadedVan := van(100)
+	loadedVan.Cluster = loaded
+	results := []placementResult{van(250), van(150), van(300), free, rack, bigRack, loadedVan, loadedFree, loadedRack}
 	md := placementMarkdown(h, results, 3, o)
 	for _, want := range []string{
 		"# kspatch benchmarks: topology-aware placement (issue #8, KEP-5732)",
-		"| 500 nodes, 50 racks of 10 | no group | vanilla | 250.0 (150–300) | 1.25× | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a | 0 / 0 |",
-		"| 500 nodes, 50 racks of 10 | gangs of 32 | patched-gate-on | 200.0 | 1.00× | 32/32 | 100.0 / 200.0 | 110.0 | n/a | n/a | n/a | n/a | n/a |",
-		"| 500 nodes, 50 racks of 10 | gangs of 32, one rack | patched-gate-on | 80.0 | 0.40× | 32/32 | 300.0 / 900.0 | 350.0 | 50.0 | 43.8 + 18.8 | 6.0 / 12.0 | 1.0 / 3.0 | 5.50 | 5000 / 12000 |",
+		"| cluster | workload | side | pods/s | vs unconstrained | group cycles | group attempt p50 / p99 (ms) | group attempt mean (ms) | CPU / group cycle (ms) | generated / gang | evaluated / gang | " +
+			"feasible evaluation p50 / p99 (ms) | infeasible evaluation p50 / p99 (ms) | evaluation mean (ms) | pod e2e p50 / p99 (ms) |\n|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+		"| 500 nodes, 50 racks of 10 | no group | vanilla | 250.0 (150–300) | 1.25× | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a | 0 / 0 |",
+		"| 500 nodes, 50 racks of 10 | gangs of 32 | patched-gate-on | 200.0 | 1.00× | 32/32 | 100.0 / 200.0 | 110.0 | n/a | n/a | n/a | n/a | n/a | n/a |",
+		"| 500 nodes, 50 racks of 10 | gangs of 32, one rack | patched-gate-on | 80.0 | 0.40× | 32/32 | 300.0 / 900.0 | 350.0 | n/a | 50.0 | 43.8 + 18.8 | 6.0 / 12.0 | 1.0 / 3.0 | 5.50 | 5000 / 12000 |",
 		"| 5000 nodes, 100 racks of 50 | gangs of 32, one rack | patched-gate-on | 40.0 | n/a |",
-		"500 nodes, 50 racks of 10:\n  one rack / unconstrained           0.40x\n  unconstrained / vanilla (no group) 0.80x\n  one rack / vanilla (no group)      0.32x\n",
-		"5000 nodes, 100 racks of 50:\n",
+		// Per gang on the loaded shape: 16 gangs.
+		"| 5000 nodes, 100 racks of 50, 90% full | gangs of 32, one rack | patched-gate-on | 20.0 | 0.40× | 16/16 | 400.0 / 1800.0 | 500.0 | 45.2 | 100.0 | 87.5 + 37.5 | 6.0 / 12.0 | 1.0 / 3.0 | 5.50 | 5000 / 12000 |",
+		"| 5000 nodes, 100 racks of 50, 90% full | gangs of 32 | patched-gate-on | 50.0 | 1.00× | 16/16 | 100.0 / 200.0 | 110.0 | 18.1 | n/a |",
+		"500 nodes, 50 racks of 10:\n  one rack / unconstrained           0.40x\n  unconstrained / vanilla (no group) 0.80x\n  one rack / vanilla (no group)      0.32x\n  one rack group attempt p99  900 ms\n",
+		"5000 nodes, 100 racks of 50:\n  one rack group attempt p99  900 ms\n",
+		"5000 nodes, 100 racks of 50, 90% full:\n  one rack / unconstrained           0.40x\n  unconstrained / vanilla (no group) 0.50x\n  one rack / vanilla (no group)      0.20x\n" +
+			"  one rack / unconstrained, CPU per group cycle  2.50x\n  one rack group attempt p99  1800 ms\n",
 		"1024 measured Pods",
+		"512 measured Pods (`-placement-loaded-pods`)",
+		"one fill Pod a node in namespace `fill`, created bound to it (`spec.nodeName: pl-node-<i>`",
+		"2000m CPU in the *open* racks (rack % 10 == 9",
+		"3800m in every other, *full*, rack",
+		"90.5 % of the CPU on 5000/100/loaded",
+		"*CPU / group cycle*",
 		"`topology.kspatch.io/rack=rack-<i / nodes per rack>`",
 		"load average at the end of the runs was 1.5–2.5",
 		"Command: `make bench BENCH_ARGS='-suites placement -reps 3'`",
@@ -526,5 +750,13 @@ func TestPlacementMarkdown(t *testing.T) {
 	}
 	if strings.Contains(md, "5000 nodes, 100 racks of 50:\n  one rack / unconstrained") {
 		t.Errorf("a ratio without an unconstrained run:\n%s", md)
+	}
+	if strings.Contains(md, "500 nodes, 50 racks of 10:\n  one rack / unconstrained           0.40x\n  unconstrained / vanilla (no group) 0.80x\n  one rack / vanilla (no group)      0.32x\n  one rack / unconstrained, CPU") {
+		t.Errorf("a CPU ratio without profiles:\n%s", md)
+	}
+	// Without a loaded shape, the summary does not describe one.
+	o.Clusters = o.Clusters[:2]
+	if md := placementMarkdown(h, results[:6], 3, o); strings.Contains(md, "fill Pod") {
+		t.Errorf("fill pods described without a loaded shape:\n%s", md)
 	}
 }
