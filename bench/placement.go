@@ -144,12 +144,12 @@ type placementOptions struct {
 // defaultPlacementOptions are issue #8's shapes: gangs of 32 in 1024 pods
 // on 500 nodes in 50 racks of 10 (40 pods a rack: one gang and some spare)
 // and on 5000 nodes in 100 racks of 50 (200 pods a rack: six gangs), and
-// gangs of 32 in 512 pods on the same 5000 nodes 90% full (only the 10
+// gangs of 32 in 768 pods on the same 5000 nodes 90% full (only the 10
 // open racks have room: 100 pods a rack, three gangs).
 func defaultPlacementOptions() placementOptions {
 	return placementOptions{
 		Clusters: []placementCluster{{Nodes: 500, Racks: 50}, {Nodes: 5000, Racks: 100}, {Nodes: 5000, Racks: 100, Loaded: true}},
-		GangSize: 32, Pods: 1024, LoadedPods: 512,
+		GangSize: 32, Pods: 1024, LoadedPods: 768,
 		Markdown: "docs/benchmarks-placement.md",
 		Command:  "make bench BENCH_ARGS='-suites placement'",
 	}

@@ -66,11 +66,11 @@ func TestPlacementConfig(t *testing.T) {
 				if len(w.Labels) != 1 || w.Labels[0] != "kspatch" {
 					t.Errorf("%s/%s labels %v: the harness filters on kspatch", c.Name, w.Name, w.Labels)
 				}
-				// The loaded shape: 512 measured pods (16 gangs) after a
+				// The loaded shape: 768 measured pods (24 gangs) after a
 				// fill pod on each of its 5000 nodes.
 				pods := 1024
 				if cluster.Loaded {
-					pods = 512
+					pods = 768
 				}
 				wantParams := map[string]int{"nodes": cluster.Nodes, "pods": pods}
 				if kind != placementUngrouped {
@@ -617,15 +617,15 @@ func TestPlacementResultCheck(t *testing.T) {
 	if err := vanilla.check("PlacementUngrouped5000n100rLoaded", o); err == nil || !strings.Contains(err.Error(), "raise -placement-loaded-pods") {
 		t.Errorf("no throughput on the loaded shape: %v", err)
 	}
-	// The loaded shape has 512 pods: 16 gangs.
+	// The loaded shape has 768 pods: 24 gangs.
 	loaded := placementResultFrom(placementItems())
 	loaded.Side, loaded.Kind, loaded.Cluster = "patched-gate-on", placementUnconstrained, o.Clusters[2]
-	loaded.GroupAttempts = map[string]float64{"scheduled": 16}
+	loaded.GroupAttempts = map[string]float64{"scheduled": 24}
 	if err := loaded.check("PlacementGangs5000n100rLoaded", o); err != nil {
-		t.Errorf("16 cycles for the 16 gangs of the loaded shape: %v", err)
+		t.Errorf("24 cycles for the 24 gangs of the loaded shape: %v", err)
 	}
-	loaded.GroupAttempts = map[string]float64{"scheduled": 15}
-	if err := loaded.check("PlacementGangs5000n100rLoaded", o); err == nil || !strings.Contains(err.Error(), "15 pod-group cycles for 16 gangs") {
+	loaded.GroupAttempts = map[string]float64{"scheduled": 23}
+	if err := loaded.check("PlacementGangs5000n100rLoaded", o); err == nil || !strings.Contains(err.Error(), "23 pod-group cycles for 24 gangs") {
 		t.Errorf("too few cycles on the loaded shape: %v", err)
 	}
 }
@@ -695,6 +695,7 @@ func TestPlacementMarkdown(t *testing.T) {
 	h := &harness{root: t.TempDir()}
 	o := defaultPlacementOptions()
 	o.Command = "make bench BENCH_ARGS='-suites placement -reps 3'"
+	o.LoadedPods = 512 // 16 gangs, as the fixtures count
 	small, big := o.Clusters[0], o.Clusters[1]
 	rack := placementResultFrom(placementItems())
 	rack.Side, rack.Cluster, rack.Kind, rack.Size, rack.Load = "patched-gate-on", small, placementRack, 32, 1.5
