@@ -415,7 +415,10 @@ func placementFiles(crd []byte, o placementOptions) (map[string][]byte, error) {
 
 // placementMetrics are gangMetrics and the placement metrics, which exist
 // only on the patched scheduler with both gates on.
-const placementMetrics = gangMetrics + `      scheduler_placement_evaluation_duration_seconds:
+const placementMetrics = gangMetrics + `      scheduler_placement_decision_duration_seconds:
+      - label: result
+        values: [feasible, infeasible]
+      scheduler_placement_evaluation_duration_seconds:
       - label: result
         values: [feasible, infeasible]
       scheduler_placement_evaluations_total:
@@ -463,6 +466,11 @@ type placementResult struct {
 	// scheduler_placement_evaluation_duration_seconds by result; Count is 0
 	// where there is none.
 	Feasible, Infeasible latency
+	// Decision is scheduler_placement_decision_duration_seconds of the
+	// decisions that chose a placement (result feasible): generation,
+	// room check, evaluations and scoring, without the commit. Count is 0
+	// where there is none.
+	Decision latency
 	// Evaluations counts placement evaluations by result
 	// (scheduler_placement_evaluations_total); nil where the scheduler has
 	// no such metric.
@@ -486,6 +494,10 @@ func placementResultFrom(items []dataItem) placementResult {
 				r.Feasible = latencyOf(it)
 			case "infeasible":
 				r.Infeasible = latencyOf(it)
+			}
+		case "scheduler_placement_decision_duration_seconds":
+			if it.Labels["result"] == "feasible" {
+				r.Decision = latencyOf(it)
 			}
 		case "scheduler_placement_evaluations_total":
 			if r.Evaluations == nil {
@@ -699,6 +711,8 @@ func placementMarkdown(h *harness, results []placementResult, reps int, o placem
 		"*Group cycles*: `scheduler_podgroup_schedule_attempts_total` (scheduled/all). " +
 		"*Group attempt*: `scheduler_podgroup_scheduling_attempt_duration_seconds`, one pod-group cycle up to the decision (with the constraint: generating the racks, " +
 		"evaluating candidates, scoring, and the commit of the chosen one). " +
+		"*Decision*: `scheduler_placement_decision_duration_seconds{result=\"feasible\"}`, the placement decision alone: generating the racks, the room check, " +
+		"evaluating candidates and scoring, up to the choice, without the commit. " +
 		"*CPU / group cycle*: with `-placement-cpuprofile`, the CPU of the samples of the run's CPU profile taken under the scheduler's `(*Scheduler).scheduleOnePodGroup` " +
 		"(`go tool pprof -top -nodefraction=0 -focus='" + placementGroupCycleFocus + "'`; the members' binding, on other goroutines, is not under it) " +
 		"divided by the group cycles; n/a without a profile. " +
@@ -706,9 +720,9 @@ func placementMarkdown(h *harness, results []placementResult, reps int, o placem
 		"divided by the gangs; the scheduler stops evaluating once it has found its share of feasible racks (`percentageOfPlacementsToScore`, adaptive on the node count; " +
 		"see docs/design-placement.md). *Evaluation*: `scheduler_placement_evaluation_duration_seconds`, one candidate rack tried by simulating the gang's pods on copies of its nodes (PreFilter, Filter), " +
 		"by result; the mean is over all evaluations. *Pod e2e*: `scheduler_pod_scheduling_sli_duration_seconds`. " +
-		"Percentiles are interpolated within the histogram buckets (powers of 2 from 1 ms for the group attempt, from 0.5 ms for an evaluation), so they are coarse; means are exact.\n\n")
-	b.WriteString("| cluster | workload | side | pods/s | vs unconstrained | group cycles | group attempt p50 / p99 (ms) | group attempt mean (ms) | CPU / group cycle (ms) | generated / gang | evaluated / gang | feasible evaluation p50 / p99 (ms) | infeasible evaluation p50 / p99 (ms) | evaluation mean (ms) | pod e2e p50 / p99 (ms) |\n")
-	b.WriteString("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+		"Percentiles are interpolated within the histogram buckets (powers of 2 from 1 ms for the group attempt, from 0.5 ms for a decision or an evaluation), so they are coarse; means are exact.\n\n")
+	b.WriteString("| cluster | workload | side | pods/s | vs unconstrained | group cycles | group attempt p50 / p99 (ms) | group attempt mean (ms) | decision p50 / p99 (ms) | CPU / group cycle (ms) | generated / gang | evaluated / gang | feasible evaluation p50 / p99 (ms) | infeasible evaluation p50 / p99 (ms) | evaluation mean (ms) | pod e2e p50 / p99 (ms) |\n")
+	b.WriteString("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, c := range o.Clusters {
 		gangs := float64(o.gangsOn(c))
 		base, hasBase := placementMedian(results, c, placementUnconstrained)
@@ -738,9 +752,9 @@ func placementMarkdown(h *harness, results []placementResult, reps int, o placem
 			if r.Feasible.Count+r.Infeasible.Count > 0 {
 				evalMean = fmt.Sprintf("%.2f", r.evaluationMean())
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %.1f%s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.0f / %.0f |\n",
+			fmt.Fprintf(&b, "| %s | %s | %s | %.1f%s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.0f / %.0f |\n",
 				c, k.label(o.GangSize), r.Side, r.Throughput, throughputSpread(results, func(x placementResult) bool { return x.Cluster == c && x.Kind == k }), vs,
-				cycles, p50p99(r.Group), groupMean, orNA(r.GroupCPU, "%.1f"), generated, evaluated, p50p99(r.Feasible), p50p99(r.Infeasible), evalMean, r.SLI.P50, r.SLI.P99)
+				cycles, p50p99(r.Group), groupMean, p50p99(r.Decision), orNA(r.GroupCPU, "%.1f"), generated, evaluated, p50p99(r.Feasible), p50p99(r.Infeasible), evalMean, r.SLI.P50, r.SLI.P99)
 		}
 	}
 	b.WriteString("\nRatios (throughput unless said otherwise, medians):\n\n```\n")
@@ -808,6 +822,9 @@ func placementRatios(results []placementResult, o placementOptions) string {
 				p99 = fmt.Sprintf("%.0f", rack.Group.P99)
 			}
 			fmt.Fprintf(&b, "  one rack group attempt p99  %s ms\n", p99)
+			if rack.Decision.Count > 0 {
+				fmt.Fprintf(&b, "  one rack decision p99       %.1f ms\n", rack.Decision.P99)
+			}
 		}
 	}
 	return b.String()

@@ -53,6 +53,9 @@ func TestPlacementConfig(t *testing.T) {
 				if m := metrics["scheduler_placement_evaluation_duration_seconds"]; len(m) != 1 || m[0].Label != "result" || !reflect.DeepEqual(m[0].Values, []string{"feasible", "infeasible"}) {
 					t.Errorf("%s must collect the placement evaluation duration by result, got %+v", c.Name, m)
 				}
+				if m := metrics["scheduler_placement_decision_duration_seconds"]; len(m) != 1 || m[0].Label != "result" || !reflect.DeepEqual(m[0].Values, []string{"feasible", "infeasible"}) {
+					t.Errorf("%s must collect the placement decision duration by result, got %+v", c.Name, m)
+				}
 				if m := metrics["scheduler_placement_evaluations_total"]; len(m) != 1 || len(m[0].Values) != 3 {
 					t.Errorf("%s must count the placement evaluations by result, got %+v", c.Name, m)
 				}
@@ -551,6 +554,8 @@ func placementItems() []dataItem {
 		{Labels: map[string]string{"Metric": "scheduler_podgroup_scheduling_attempt_duration_seconds"}, Data: map[string]float64{"Perc50": 300, "Perc99": 900, "Average": 350, "Count": 32}},
 		{Labels: map[string]string{"Metric": "scheduler_placement_evaluation_duration_seconds", "result": "feasible"}, Data: map[string]float64{"Perc50": 6, "Perc90": 9, "Perc99": 12, "Average": 7, "Count": 1400}},
 		{Labels: map[string]string{"Metric": "scheduler_placement_evaluation_duration_seconds", "result": "infeasible"}, Data: map[string]float64{"Perc50": 1, "Perc99": 3, "Average": 2, "Count": 600}},
+		{Labels: map[string]string{"Metric": "scheduler_placement_decision_duration_seconds", "result": "feasible"}, Data: map[string]float64{"Perc50": 20, "Perc90": 30, "Perc99": 40, "Average": 22, "Count": 32}},
+		{Labels: map[string]string{"Metric": "scheduler_placement_decision_duration_seconds", "result": "infeasible"}, Data: map[string]float64{"Perc50": 2, "Perc99": 4, "Average": 2, "Count": 5}},
 		{Labels: map[string]string{"Metric": "scheduler_placement_evaluations_total", "result": "feasible"}, Data: map[string]float64{"Value": 1400}},
 		{Labels: map[string]string{"Metric": "scheduler_placement_evaluations_total", "result": "infeasible"}, Data: map[string]float64{"Value": 600}},
 		{Labels: map[string]string{"Metric": "scheduler_placement_evaluations_total", "result": "error"}, Data: map[string]float64{"Value": 0}},
@@ -566,6 +571,9 @@ func TestPlacementResultFrom(t *testing.T) {
 	}
 	if r.Feasible != (latency{P50: 6, P90: 9, P99: 12, Avg: 7, Count: 1400}) || r.Infeasible.P99 != 3 || r.Infeasible.Count != 600 {
 		t.Errorf("evaluation latencies %+v %+v", r.Feasible, r.Infeasible)
+	}
+	if r.Decision != (latency{P50: 20, P90: 30, P99: 40, Avg: 22, Count: 32}) {
+		t.Errorf("decision latency %+v, want the feasible decisions'", r.Decision)
 	}
 	if r.evaluations() != 2000 || r.Evaluations["feasible"] != 1400 || r.Generated != 1600 {
 		t.Errorf("counts %v, generated %v", r.Evaluations, r.Generated)
@@ -721,19 +729,19 @@ func TestPlacementMarkdown(t *testing.T) {
 	md := placementMarkdown(h, results, 3, o)
 	for _, want := range []string{
 		"# kspatch benchmarks: topology-aware placement (issue #8, KEP-5732)",
-		"| cluster | workload | side | pods/s | vs unconstrained | group cycles | group attempt p50 / p99 (ms) | group attempt mean (ms) | CPU / group cycle (ms) | generated / gang | evaluated / gang | " +
-			"feasible evaluation p50 / p99 (ms) | infeasible evaluation p50 / p99 (ms) | evaluation mean (ms) | pod e2e p50 / p99 (ms) |\n|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
-		"| 500 nodes, 50 racks of 10 | no group | vanilla | 250.0 (150–300) | 1.25× | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a | 0 / 0 |",
-		"| 500 nodes, 50 racks of 10 | gangs of 32 | patched-gate-on | 200.0 | 1.00× | 32/32 | 100.0 / 200.0 | 110.0 | n/a | n/a | n/a | n/a | n/a | n/a |",
-		"| 500 nodes, 50 racks of 10 | gangs of 32, one rack | patched-gate-on | 80.0 | 0.40× | 32/32 | 300.0 / 900.0 | 350.0 | n/a | 50.0 | 43.8 + 18.8 | 6.0 / 12.0 | 1.0 / 3.0 | 5.50 | 5000 / 12000 |",
+		"| cluster | workload | side | pods/s | vs unconstrained | group cycles | group attempt p50 / p99 (ms) | group attempt mean (ms) | decision p50 / p99 (ms) | CPU / group cycle (ms) | generated / gang | evaluated / gang | " +
+			"feasible evaluation p50 / p99 (ms) | infeasible evaluation p50 / p99 (ms) | evaluation mean (ms) | pod e2e p50 / p99 (ms) |\n|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+		"| 500 nodes, 50 racks of 10 | no group | vanilla | 250.0 (150–300) | 1.25× | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a | 0 / 0 |",
+		"| 500 nodes, 50 racks of 10 | gangs of 32 | patched-gate-on | 200.0 | 1.00× | 32/32 | 100.0 / 200.0 | 110.0 | n/a | n/a | n/a | n/a | n/a | n/a | n/a |",
+		"| 500 nodes, 50 racks of 10 | gangs of 32, one rack | patched-gate-on | 80.0 | 0.40× | 32/32 | 300.0 / 900.0 | 350.0 | 20.0 / 40.0 | n/a | 50.0 | 43.8 + 18.8 | 6.0 / 12.0 | 1.0 / 3.0 | 5.50 | 5000 / 12000 |",
 		"| 5000 nodes, 100 racks of 50 | gangs of 32, one rack | patched-gate-on | 40.0 | n/a |",
 		// Per gang on the loaded shape: 16 gangs.
-		"| 5000 nodes, 100 racks of 50, 90% full | gangs of 32, one rack | patched-gate-on | 20.0 | 0.40× | 16/16 | 400.0 / 1800.0 | 500.0 | 45.2 | 100.0 | 87.5 + 37.5 | 6.0 / 12.0 | 1.0 / 3.0 | 5.50 | 5000 / 12000 |",
-		"| 5000 nodes, 100 racks of 50, 90% full | gangs of 32 | patched-gate-on | 50.0 | 1.00× | 16/16 | 100.0 / 200.0 | 110.0 | 18.1 | n/a |",
-		"500 nodes, 50 racks of 10:\n  one rack / unconstrained           0.40x\n  unconstrained / vanilla (no group) 0.80x\n  one rack / vanilla (no group)      0.32x\n  one rack group attempt p99  900 ms\n",
-		"5000 nodes, 100 racks of 50:\n  one rack group attempt p99  900 ms\n",
+		"| 5000 nodes, 100 racks of 50, 90% full | gangs of 32, one rack | patched-gate-on | 20.0 | 0.40× | 16/16 | 400.0 / 1800.0 | 500.0 | 20.0 / 40.0 | 45.2 | 100.0 | 87.5 + 37.5 | 6.0 / 12.0 | 1.0 / 3.0 | 5.50 | 5000 / 12000 |",
+		"| 5000 nodes, 100 racks of 50, 90% full | gangs of 32 | patched-gate-on | 50.0 | 1.00× | 16/16 | 100.0 / 200.0 | 110.0 | n/a | 18.1 | n/a |",
+		"500 nodes, 50 racks of 10:\n  one rack / unconstrained           0.40x\n  unconstrained / vanilla (no group) 0.80x\n  one rack / vanilla (no group)      0.32x\n  one rack group attempt p99  900 ms\n  one rack decision p99       40.0 ms\n",
+		"5000 nodes, 100 racks of 50:\n  one rack group attempt p99  900 ms\n  one rack decision p99       40.0 ms\n",
 		"5000 nodes, 100 racks of 50, 90% full:\n  one rack / unconstrained           0.40x\n  unconstrained / vanilla (no group) 0.50x\n  one rack / vanilla (no group)      0.20x\n" +
-			"  one rack / unconstrained, CPU per group cycle  2.50x\n  one rack group attempt p99  1800 ms\n",
+			"  one rack / unconstrained, CPU per group cycle  2.50x\n  one rack group attempt p99  1800 ms\n  one rack decision p99       40.0 ms\n",
 		"1024 measured Pods",
 		"512 measured Pods (`-placement-loaded-pods`)",
 		"one fill Pod a node in namespace `fill`, created bound to it (`spec.nodeName: pl-node-<i>`",

@@ -243,8 +243,16 @@ func All() []Dashboard {
 						Targets:     []Target{{rate("scheduler_placement_evaluations_total", "", "result"), "{{result}}"}},
 					},
 					{
+						Title: "Placement decision duration", Unit: "s",
+						Description: "Percentiles of one pod group's placement decision, by result: generating the candidate placements, evaluating and scoring them, up to the choice (the members' cycles in the chosen placement, the commit, are not included; the pod-group cycle duration includes them). feasible: a placement was chosen; infeasible: none fits.",
+						Targets: []Target{
+							quantile(0.5, "scheduler_placement_decision_duration_seconds", "result"),
+							quantile(0.99, "scheduler_placement_decision_duration_seconds", "result"),
+						},
+					},
+					{
 						Title: "Placement evaluation duration", Unit: "s",
-						Description: "Percentiles of one placement's evaluation, by result. An evaluation runs the real member cycles restricted to the placement, so it grows with the group's size and the placement's nodes; infeasible ones may stop early.",
+						Description: "Percentiles of one placement's evaluation, by result. An evaluation simulates the group's pods on copies of the placement's nodes (PreFilter, Filter, the extenders' filters), so it grows with the group's size and the placement's nodes; infeasible ones may stop early, and those the room check left out are not observed.",
 						Targets: []Target{
 							quantile(0.5, "scheduler_placement_evaluation_duration_seconds", "result"),
 							quantile(0.99, "scheduler_placement_evaluation_duration_seconds", "result"),

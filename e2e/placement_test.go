@@ -290,6 +290,10 @@ func placementMetrics(ctx context.Context, t *testing.T, c *cluster.Cluster) {
 		`scheduler_placement_evaluations_total{result="feasible"}`,
 		`scheduler_placement_evaluations_total{result="infeasible"}`,
 		`scheduler_placement_evaluation_duration_seconds_count{result="feasible"}`,
+		// The rack gangs' decisions, and the too-big gang's (no rack has
+		// the room).
+		`scheduler_placement_decision_duration_seconds_count{result="feasible"}`,
+		`scheduler_placement_decision_duration_seconds_count{result="infeasible"}`,
 	} {
 		if v, found := cluster.MetricValue(metrics, m); !found || v < 1 {
 			t.Errorf("%s = %v (exported: %v), want 1 or more after the rack gangs", m, v, found)
