@@ -118,10 +118,12 @@ TEST_STAGES := verify-patches test-modules test-upstream test-race test-integrat
 # CI's gates-off integration run: the packages that exercise code the series
 # changes (docs/conformance.md says which and why); make
 # test-integration-upstream alone runs every package in both modes.
-CI_INTEGRATION_OFF_PKGS := ./test/integration/scheduler ./test/integration/scheduler/apiqueue \
-	./test/integration/scheduler/bind ./test/integration/scheduler/eventhandler ./test/integration/scheduler/extender \
-	./test/integration/scheduler/plugins ./test/integration/scheduler/preemption ./test/integration/scheduler/prequeueinghint \
-	./test/integration/scheduler/queueing/... ./test/integration/scheduler/serving
+# Longest first (see INTEGRATION_PKGS).
+CI_INTEGRATION_OFF_PKGS := ./test/integration/scheduler/queueing/queueinghint ./test/integration/scheduler/preemption \
+	./test/integration/scheduler/plugins ./test/integration/scheduler/queueing/former ./test/integration/scheduler/apiqueue \
+	./test/integration/scheduler ./test/integration/scheduler/prequeueinghint ./test/integration/scheduler/queueing/... \
+	./test/integration/scheduler/eventhandler ./test/integration/scheduler/serving ./test/integration/scheduler/extender \
+	./test/integration/scheduler/bind
 CI_PERF_OFF_PKGS := ./test/integration/scheduler_perf/dra ./test/integration/scheduler_perf/misc
 test: ## everything CI runs, stage by stage; prints every stage's seconds
 	INTEGRATION_OFF_PKGS='$(CI_INTEGRATION_OFF_PKGS)' PERF_OFF_PKGS='$(CI_PERF_OFF_PKGS)' scripts/run-stages $(TEST_STAGES)
@@ -160,8 +162,16 @@ test-race: upstream ## the series' own unit tests with the race detector
 # integration-test workloads, on the patched tree, in every gate mode (etcd
 # from make tools, on PATH). INTEGRATION_OFF_PKGS / PERF_OFF_PKGS narrow the
 # gates-off run; docs/conformance.md says what CI runs and why.
-INTEGRATION_PKGS ?= ./test/integration/scheduler/...
-PERF_PKGS ?= ./test/integration/scheduler_perf/...
+# go test starts the packages in the order given (a package named twice
+# runs once), -p at a time: the longest ones (by the seconds in
+# _output/test-tables/integration.tsv) come first, so that none of them
+# starts last and runs on alone at the end.
+INTEGRATION_PKGS ?= ./test/integration/scheduler/podgroup ./test/integration/scheduler/queueing/queueinghint \
+	./test/integration/scheduler/filters ./test/integration/scheduler/preemption ./test/integration/scheduler/queueing/former \
+	./test/integration/scheduler/plugins ./test/integration/scheduler/scoring ./test/integration/scheduler/apiqueue \
+	./test/integration/scheduler/...
+PERF_PKGS ?= ./test/integration/scheduler_perf/affinity ./test/integration/scheduler_perf/misc \
+	./test/integration/scheduler_perf/...
 INTEGRATION_OFF_PKGS ?= $(INTEGRATION_PKGS)
 PERF_OFF_PKGS ?= $(PERF_PKGS)
 # Integration tests wait on the API server more than they compute: four
