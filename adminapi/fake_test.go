@@ -166,7 +166,7 @@ func fixturePlacements() *fakePlacements {
 		Decisions: []PlacementDecision{
 			{
 				Namespace: "ml", PodGroup: "llama-train", Time: ago(12 * time.Second), Duration: 38412 * time.Microsecond,
-				Result: ResultScheduled, Pods: 4, Placements: racks,
+				Result: ResultScheduled, Pods: 4, Required: 4, Placements: racks,
 				Evaluations: []PlacementEvaluation{
 					{Placement: "rack=r1", Feasible: true, PodsFit: 4, Duration: 9100 * time.Microsecond,
 						Scores: []PluginScore{{Plugin: "NodeResourcesFit", Score: 72}, {Plugin: "PodGroupPodsCount", Score: 100}}, TotalScore: 172},
@@ -182,7 +182,7 @@ func fixturePlacements() *fakePlacements {
 			},
 			{
 				Namespace: "team-a", PodGroup: "trainer", Time: ago(3 * time.Minute), Duration: 12050 * time.Microsecond,
-				Result: ResultUnschedulable, Message: "1 of 3 pods fit, gang minCount is 3", Pods: 3,
+				Result: ResultUnschedulable, Message: "1 of 3 pods fit, gang minCount is 3", Pods: 3, Required: 3,
 				Assignments: []PodAssignment{
 					{Pod: "trainer-0", Failure: "0/6 nodes are available: 4 Insufficient nvidia.com/gpu"},
 					{Pod: "trainer-1", Failure: "0/6 nodes are available: 4 Insufficient nvidia.com/gpu"},
@@ -191,7 +191,7 @@ func fixturePlacements() *fakePlacements {
 			},
 			{
 				Namespace: "ml", PodGroup: "llama-train", Time: ago(5 * time.Minute), Duration: 21300 * time.Microsecond,
-				Result: ResultUnschedulable, Message: "no placement fits the pod group", Pods: 4, Placements: racks,
+				Result: ResultUnschedulable, Message: "no placement fits the pod group", Pods: 4, Required: 4, Placements: racks,
 				Evaluations: []PlacementEvaluation{
 					{Placement: "rack=r1", Reason: "3 of 4 pods fit, gang minCount is 4", PodsFit: 3, Duration: 7 * time.Millisecond},
 					{Placement: "rack=r2", Reason: "3 of 4 pods fit, gang minCount is 4", PodsFit: 3, Duration: 6900 * time.Microsecond},
@@ -206,7 +206,7 @@ func fixturePlacements() *fakePlacements {
 				// A hostname key: one placement per node, most of them not
 				// kept by the scheduler.
 				Namespace: "ml", PodGroup: "per-host", Time: ago(6 * time.Minute), Duration: 2100 * time.Microsecond,
-				Result: ResultScheduled, Pods: 1, Chosen: "hostname=n-0001",
+				Result: ResultScheduled, Pods: 1, Required: 1, Chosen: "hostname=n-0001",
 				Placements:        []GeneratedPlacement{{Name: "hostname=n-0000", Nodes: 1}, {Name: "hostname=n-0001", Nodes: 1}},
 				PlacementsOmitted: 4998,
 				Evaluations: []PlacementEvaluation{

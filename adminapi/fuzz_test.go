@@ -17,7 +17,7 @@ func FuzzQueryParams(f *testing.F) {
 		"", "limit=10", "queue=active,backoff&queue=INFLIGHT", "namespace=a&podGroup=g&plugin=p",
 		"limit=abc", "limit=0", "limit=99999999999999999999", "queue=", "queue=,", "%zz=1", "a=%zz",
 		"output=json", "output=yaml", "continue=abc", "continue=WzEsImEiLCJiIiwiYyIsIngiXQ",
-		"seconds=61", "debug=2&gc=1", "type=pod_binding", ";;&&==", "=", "&=&", "limit=1&limit=1",
+		"seconds=61", "debug=2&gc=1", "type=pod_binding", "candidates=0", "candidates=5&limit=3", "candidates=101", ";;&&==", "=", "&=&", "limit=1&limit=1",
 	} {
 		f.Add(seed)
 	}
@@ -74,6 +74,12 @@ func FuzzQueryParams(f *testing.F) {
 		check("placements", err, []string{"limit", "output"})
 		if err == nil && (limit < 1 || limit > placementLimitMax) {
 			t.Fatalf("%q: placements limit %d", raw, limit)
+		}
+
+		gp, err := parsePodGroupParams(raw)
+		check("podgroups", err, []string{"limit", "candidates", "output"})
+		if err == nil && (gp.limit < 1 || gp.limit > queueLimitMax || gp.candidates < 1 || gp.candidates > podGroupCandidatesMax) {
+			t.Fatalf("%q: podgroups params %+v", raw, gp)
 		}
 
 		pp, err := parsePprofParams(raw, "seconds", "debug", "gc")

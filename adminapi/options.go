@@ -30,6 +30,10 @@ type Options struct {
 	// GangScheduling / TopologyAwareWorkloadScheduling features are off or not
 	// in this build, and /debug/placements answers 501 saying so.
 	Placements PlacementSource
+	// PodGroups reads the scheduler's pod groups. Nil means the
+	// GangScheduling feature is off or not in this build, and
+	// /debug/queue/podgroups/... answers 501 saying so.
+	PodGroups PodGroupSource
 	// Leader reports whether this scheduler instance is the leader. Nil means
 	// leader election is off: the instance schedules, so it reports leader.
 	Leader func() bool

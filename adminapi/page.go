@@ -62,6 +62,41 @@ type QueuePage struct {
 	Matched, Remaining int
 	// Pods is the page, in (namespace, name, uid) order.
 	Pods []QueuedPod
+	// Groups count the matching pods of each pod group per sub-queue, in
+	// (namespace, name) order, at most MaxQueueGroups of them;
+	// GroupsOmitted counts the others.
+	Groups        []QueueGroup
+	GroupsOmitted int
+}
+
+// MaxQueueGroups bounds QueuePage.Groups.
+const MaxQueueGroups = 1000
+
+// QueueGroup counts the queued pods of one pod group per sub-queue.
+type QueueGroup struct {
+	Namespace, Name string
+	Counts          QueueCounts
+}
+
+// add counts one pod of the sub-queue with index qi in Queues().
+func (c *QueueCounts) add(qi int) {
+	switch qi {
+	case 0:
+		c.Active++
+	case 1:
+		c.Backoff++
+	case 2:
+		c.Unschedulable++
+	case 3:
+		c.Gated++
+	case 4:
+		c.InFlight++
+	}
+}
+
+// Total is the number of pods counted.
+func (c QueueCounts) Total() int {
+	return c.Active + c.Backoff + c.Unschedulable + c.Gated + c.InFlight
 }
 
 // PageCandidate is what a PageSelector needs to know of one queued pod.
@@ -87,7 +122,11 @@ type PageSelector[H any] struct {
 	afterKey  int // matching pods after query.After
 	heap      []pageEntry[H]
 	heapLimit int
+	// groups counts the matching pods of each pod group.
+	groups map[groupKey]*QueueCounts
 }
+
+type groupKey struct{ namespace, name string }
 
 type pageEntry[H any] struct {
 	key    PodKey
@@ -108,18 +147,7 @@ func NewPageSelector[H any](q QueueQuery) *PageSelector[H] {
 // Offer considers one pod.
 func (s *PageSelector[H]) Offer(c PageCandidate, handle H) {
 	qi := queueIndex(c.Queue)
-	switch qi {
-	case 0:
-		s.counts.Active++
-	case 1:
-		s.counts.Backoff++
-	case 2:
-		s.counts.Unschedulable++
-	case 3:
-		s.counts.Gated++
-	case 4:
-		s.counts.InFlight++
-	}
+	s.counts.add(qi)
 	q := &s.query
 	if s.queues != 0 && (qi < 0 || s.queues&(1<<qi) == 0) {
 		return
@@ -134,6 +162,18 @@ func (s *PageSelector[H]) Offer(c PageCandidate, handle H) {
 		return
 	}
 	s.matched++
+	if c.PodGroup != "" {
+		k := groupKey{c.Key.Namespace, c.PodGroup}
+		g := s.groups[k]
+		if g == nil {
+			if s.groups == nil {
+				s.groups = map[groupKey]*QueueCounts{}
+			}
+			g = &QueueCounts{}
+			s.groups[k] = g
+		}
+		g.add(qi)
+	}
 	if q.After != nil && c.Key.Compare(*q.After) <= 0 {
 		return
 	}
@@ -150,6 +190,29 @@ func (s *PageSelector[H]) Result() (counts QueueCounts, matched, remaining int, 
 		page[i] = s.heap[i].handle
 	}
 	return s.counts, s.matched, s.afterKey - len(page), page
+}
+
+// Groups returns the pod groups of the matching pods with their counts, in
+// (namespace, name) order, at most MaxQueueGroups, and how many were left
+// out.
+func (s *PageSelector[H]) Groups() (groups []QueueGroup, omitted int) {
+	if len(s.groups) == 0 {
+		return nil, 0
+	}
+	groups = make([]QueueGroup, 0, len(s.groups))
+	for k, c := range s.groups {
+		groups = append(groups, QueueGroup{Namespace: k.namespace, Name: k.name, Counts: *c})
+	}
+	slices.SortFunc(groups, func(a, b QueueGroup) int {
+		if c := strings.Compare(a.Namespace, b.Namespace); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	if len(groups) > MaxQueueGroups {
+		return groups[:MaxQueueGroups], len(groups) - MaxQueueGroups
+	}
+	return groups, 0
 }
 
 // The heap is a max-heap on the key: its root is the largest kept key, the

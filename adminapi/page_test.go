@@ -51,6 +51,36 @@ func (n *naivePager) QueuePage(ctx context.Context, q QueueQuery) (*QueuePage, e
 	}
 	page.Matched = len(matched)
 	slices.SortFunc(matched, func(a, b QueuedPod) int { return keyOf(&a).Compare(keyOf(&b)) })
+	// The matched pods are in (namespace, name) order; their groups are
+	// counted in a map and put in order.
+	groups := map[[2]string]*QueueCounts{}
+	for _, p := range matched {
+		if p.PodGroup == "" {
+			continue
+		}
+		k := [2]string{p.Namespace, p.PodGroup}
+		if groups[k] == nil {
+			groups[k] = &QueueCounts{}
+		}
+		switch c := groups[k]; p.Queue {
+		case QueueActive:
+			c.Active++
+		case QueueBackoff:
+			c.Backoff++
+		case QueueUnschedulable:
+			c.Unschedulable++
+		case QueueGated:
+			c.Gated++
+		case QueueInFlight:
+			c.InFlight++
+		}
+	}
+	for k, c := range groups {
+		page.Groups = append(page.Groups, QueueGroup{Namespace: k[0], Name: k[1], Counts: *c})
+	}
+	slices.SortFunc(page.Groups, func(a, b QueueGroup) int {
+		return PodKey{Namespace: a.Namespace, Name: a.Name}.Compare(PodKey{Namespace: b.Namespace, Name: b.Name})
+	})
 	start := 0
 	if q.After != nil {
 		start, _ = slices.BinarySearchFunc(matched, *q.After, func(p QueuedPod, k PodKey) int { return keyOf(&p).Compare(k) })

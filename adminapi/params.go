@@ -442,6 +442,33 @@ func parsePlacementParams(raw string) (limit int, err error) {
 	return p.intParam("limit", placementLimitDefault, 1, placementLimitMax)
 }
 
+// podGroupParams are the validated parameters of
+// /debug/queue/podgroups/{namespace}/{name}.
+type podGroupParams struct {
+	// limit bounds the pods listed; candidates, the candidate placements.
+	limit, candidates int
+}
+
+const (
+	podGroupCandidatesDefault = 5
+	podGroupCandidatesMax     = 100
+)
+
+func parsePodGroupParams(raw string) (podGroupParams, error) {
+	p, err := parseParams(raw, []string{"limit", "candidates", "output"})
+	if err != nil {
+		return podGroupParams{}, err
+	}
+	var gp podGroupParams
+	if gp.limit, err = p.intParam("limit", queueLimitDefault, 1, queueLimitMax); err != nil {
+		return podGroupParams{}, err
+	}
+	if gp.candidates, err = p.intParam("candidates", podGroupCandidatesDefault, 1, podGroupCandidatesMax); err != nil {
+		return podGroupParams{}, err
+	}
+	return gp, nil
+}
+
 // parseOutputOnly validates the query of a route that takes only output=.
 func parseOutputOnly(raw string) error {
 	_, err := parseParams(raw, []string{"output"})

@@ -40,8 +40,26 @@ type placementDecisionView struct {
 	Evaluations       []placementEvalView `json:"evaluations"`
 	Chosen            string              `json:"chosen,omitempty"`
 	Assignments       []podAssignmentView `json:"assignments"`
+	// Required is the number of pods that had to fit.
+	Required int `json:"required"`
+	// RoomLeftOut are placements left out before any Filter ran, for lack
+	// of room (as many as the scheduler keeps); RoomLeftOutCount counts
+	// them all.
+	RoomLeftOut      []placementRoomView `json:"roomLeftOut,omitempty"`
+	RoomLeftOutCount int                 `json:"roomLeftOutCount,omitempty"`
 
 	age, duration time.Duration // for the text output
+}
+
+type placementRoomView struct {
+	Placement string `json:"placement"`
+	Pods      int    `json:"pods"`
+}
+
+type unfitPodView struct {
+	Pod        string                `json:"pod"`
+	Requests   []resourceAmountView  `json:"requests"`
+	Rejections []pluginDiagnosisView `json:"rejections"`
 }
 
 type generatedPlacementView struct {
@@ -57,6 +75,8 @@ type placementEvalView struct {
 	DurationSeconds float64           `json:"durationSeconds"`
 	Scores          []pluginScoreView `json:"scores"`
 	TotalScore      int64             `json:"totalScore"`
+	// FirstUnfit is the first pod that did not fit in the placement.
+	FirstUnfit *unfitPodView `json:"firstUnfit,omitempty"`
 
 	duration time.Duration // for the text output
 }
@@ -155,8 +175,13 @@ func newPlacementDecisionView(d *PlacementDecision, now time.Time) placementDeci
 		Evaluations:       make([]placementEvalView, len(d.Evaluations)),
 		Chosen:            d.Chosen,
 		Assignments:       make([]podAssignmentView, len(d.Assignments)),
+		Required:          d.Required,
+		RoomLeftOutCount:  d.RoomLeftOutCount,
 		age:               now.Sub(d.Time),
 		duration:          d.Duration,
+	}
+	for _, room := range d.RoomLeftOut {
+		v.RoomLeftOut = append(v.RoomLeftOut, placementRoomView{Placement: room.Placement, Pods: room.Pods})
 	}
 	for i, p := range d.Placements {
 		v.Placements[i] = generatedPlacementView{Name: p.Name, Nodes: p.Nodes}
@@ -174,6 +199,15 @@ func newPlacementDecisionView(d *PlacementDecision, now time.Time) placementDeci
 		}
 		for j, s := range e.Scores {
 			ev.Scores[j] = pluginScoreView{Plugin: s.Plugin, Score: s.Score}
+		}
+		if u := e.FirstUnfit; u != nil {
+			ev.FirstUnfit = &unfitPodView{Pod: u.Pod, Requests: []resourceAmountView{}, Rejections: []pluginDiagnosisView{}}
+			for _, ra := range u.Requests {
+				ev.FirstUnfit.Requests = append(ev.FirstUnfit.Requests, resourceAmountView{Name: ra.Name, Quantity: ra.Quantity})
+			}
+			for _, p := range u.Rejections {
+				ev.FirstUnfit.Rejections = append(ev.FirstUnfit.Rejections, newPluginDiagnosisView(p))
+			}
 		}
 		v.Evaluations[i] = ev
 	}
@@ -258,7 +292,7 @@ func (doc placementList) writeDetails(w io.Writer) error {
 		row(t, "Result:", v.Result)
 		row(t, "Message:", orNone(v.Message))
 		row(t, "Duration:", shortDuration(v.duration))
-		row(t, "Pods:", strconv.Itoa(v.Pods))
+		row(t, "Pods:", fmt.Sprintf("%d (%d needed)", v.Pods, v.Required))
 		row(t, "Chosen placement:", orNone(v.Chosen))
 		if err := t.Flush(); err != nil {
 			return err
@@ -299,6 +333,18 @@ func (doc placementList) writeDetails(w io.Writer) error {
 			if err := t.Flush(); err != nil {
 				return err
 			}
+		}
+
+		if v.RoomLeftOutCount > 0 {
+			rooms := make([]string, len(v.RoomLeftOut))
+			for i, room := range v.RoomLeftOut {
+				rooms[i] = fmt.Sprintf("%s (room for %d)", room.Placement, room.Pods)
+			}
+			_, _ = fmt.Fprintf(w, "\nLeft out by the room check (%d): %s", v.RoomLeftOutCount, strings.Join(rooms, ", "))
+			if more := v.RoomLeftOutCount - len(v.RoomLeftOut); more > 0 {
+				_, _ = fmt.Fprintf(w, " and %d more", more)
+			}
+			_, _ = io.WriteString(w, "\n")
 		}
 
 		_, _ = fmt.Fprintf(w, "\nAssignments (%d):\n", len(v.Assignments))

@@ -29,6 +29,42 @@ type queueList struct {
 	// Continue is the token for the next page; empty on the last page.
 	Continue string          `json:"continue,omitempty"`
 	Items    []queuedPodView `json:"items"`
+	// Groups are the pod groups of the matching pods (on every page, not
+	// only this one), with their pods per sub-queue; GroupsOmitted counts
+	// the groups beyond MaxQueueGroups.
+	Groups        []queueGroupView `json:"groups"`
+	GroupsOmitted int              `json:"groupsOmitted,omitempty"`
+}
+
+// queueGroupView is one pod group of a QueueList: its queued pods per
+// sub-queue and, in one word, where the group stands.
+type queueGroupView struct {
+	Namespace string `json:"namespace"`
+	PodGroup  string `json:"podGroup"`
+	// State is the most advanced sub-queue any of its pods is in:
+	// scheduling (in flight), active, backoff, unschedulable, then gated.
+	State  string       `json:"state"`
+	Counts queueSummary `json:"counts"`
+}
+
+// groupState is a queueGroupView's State.
+func groupState(c QueueCounts) string {
+	switch {
+	case c.InFlight > 0:
+		return "scheduling"
+	case c.Active > 0:
+		return string(QueueActive)
+	case c.Backoff > 0:
+		return string(QueueBackoff)
+	case c.Unschedulable > 0:
+		return string(QueueUnschedulable)
+	default:
+		return string(QueueGated)
+	}
+}
+
+func newQueueSummary(c QueueCounts) queueSummary {
+	return queueSummary{Active: c.Active, Backoff: c.Backoff, Unschedulable: c.Unschedulable, Gated: c.Gated, InFlight: c.InFlight, Total: c.Total()}
 }
 
 // queueSummary counts the whole queue's pods per sub-queue, ignoring filters.
@@ -125,13 +161,20 @@ func (a *api) listQueue(w http.ResponseWriter, r *http.Request) {
 		TakenAt:         utc(page.TakenAt),
 		Leader:          a.leader(),
 		SchedulingCycle: page.SchedulingCycle,
-		Summary: queueSummary{
-			Active: c.Active, Backoff: c.Backoff, Unschedulable: c.Unschedulable, Gated: c.Gated, InFlight: c.InFlight,
-			Total: c.Active + c.Backoff + c.Unschedulable + c.Gated + c.InFlight,
-		},
-		Matched:   page.Matched,
-		Remaining: page.Remaining,
-		Items:     make([]queuedPodView, len(page.Pods)),
+		Summary:         newQueueSummary(c),
+		Matched:         page.Matched,
+		Remaining:       page.Remaining,
+		Items:           make([]queuedPodView, len(page.Pods)),
+		Groups:          make([]queueGroupView, len(page.Groups)),
+		GroupsOmitted:   page.GroupsOmitted,
+	}
+	for i, g := range page.Groups {
+		doc.Groups[i] = queueGroupView{Namespace: g.Namespace, PodGroup: g.Name, State: groupState(g.Counts), Counts: newQueueSummary(g.Counts)}
+	}
+	// limit= bounds the groups as it bounds the pods.
+	if len(doc.Groups) > qp.limit {
+		doc.GroupsOmitted += len(doc.Groups) - qp.limit
+		doc.Groups = doc.Groups[:qp.limit]
 	}
 	for i := range page.Pods {
 		doc.Items[i] = newQueuedPodView(&page.Pods[i], page.TakenAt)
@@ -215,6 +258,7 @@ func selectQueuePage(snap *QueueSnapshot, q QueueQuery) *QueuePage {
 	page := &QueuePage{TakenAt: snap.TakenAt, SchedulingCycle: snap.SchedulingCycle}
 	var idx []int
 	page.Counts, page.Matched, page.Remaining, idx = sel.Result()
+	page.Groups, page.GroupsOmitted = sel.Groups()
 	page.Pods = make([]QueuedPod, len(idx))
 	for i, j := range idx {
 		page.Pods[i] = snap.Pods[j]
@@ -414,6 +458,22 @@ func (doc queueList) writeText(w io.Writer) error {
 	if len(doc.Items) == 0 {
 		_, err := fmt.Fprintf(w, "\nNo queued pods matched.\n")
 		return err
+	}
+	if len(doc.Groups) > 0 {
+		_, _ = io.WriteString(w, "\n")
+		t = newTable(w)
+		row(t, "NAMESPACE", "POD GROUP", "STATE", "ACTIVE", "BACKOFF", "UNSCHEDULABLE", "GATED", "IN FLIGHT", "TOTAL")
+		for _, g := range doc.Groups {
+			c := g.Counts
+			row(t, g.Namespace, g.PodGroup, g.State, strconv.Itoa(c.Active), strconv.Itoa(c.Backoff), strconv.Itoa(c.Unschedulable),
+				strconv.Itoa(c.Gated), strconv.Itoa(c.InFlight), strconv.Itoa(c.Total))
+		}
+		if err := t.Flush(); err != nil {
+			return err
+		}
+		if doc.GroupsOmitted > 0 {
+			_, _ = fmt.Fprintf(w, "... and %s more: raise limit=, or filter with namespace= or podGroup=\n", count(doc.GroupsOmitted, "pod group", "pod groups"))
+		}
 	}
 	_, _ = io.WriteString(w, "\n")
 	t = newTable(w)

@@ -27,6 +27,7 @@ func NewRouter(opts Options) http.Handler {
 
 		r.Get("/debug/queue", a.listQueue)
 		r.Get("/debug/queue/pods/{namespace}/{name}", a.getQueuedPod)
+		r.Get("/debug/queue/podgroups/{namespace}/{name}", a.getPodGroup)
 		r.Get("/debug/apicalls", a.listAPICalls)
 		r.Get("/debug/placements", a.listPlacements)
 		r.Get("/debug/placements/{namespace}/{podGroup}", a.listGroupPlacements)

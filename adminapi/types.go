@@ -249,6 +249,23 @@ type PlacementDecision struct {
 	Chosen string
 	// Assignments are the per-pod outcomes: a node, or why the pod failed.
 	Assignments []PodAssignment
+	// Required is the number of pods that had to fit in this cycle (a
+	// gang's minCount less its members already bound; 0 for a basic
+	// group).
+	Required int
+	// RoomLeftOut are placements left out before any Filter ran because
+	// their nodes cannot hold Required pods by CPU, memory or pod count,
+	// as many as the scheduler keeps (most room first); RoomLeftOutCount
+	// counts them all.
+	RoomLeftOut      []PlacementRoom
+	RoomLeftOutCount int
+}
+
+// PlacementRoom is a placement the room check left out: its nodes hold at
+// most Pods of the group's pods.
+type PlacementRoom struct {
+	Placement string
+	Pods      int
 }
 
 // GeneratedPlacement is a candidate placement: a named set of nodes.
@@ -276,6 +293,107 @@ type PlacementEvaluation struct {
 	Scores []PluginScore
 	// TotalScore is the weighted sum of Scores.
 	TotalScore int64
+	// FirstUnfit is the first of the group's pods that did not fit in the
+	// placement; nil if every pod tried fit.
+	FirstUnfit *UnfitPod
+}
+
+// UnfitPod is a pod that did not fit in a placement: what it requests and
+// what rejected it there.
+type UnfitPod struct {
+	// Pod is the pod's name (in the group's namespace).
+	Pod string
+	// Requests are its resource requests by resource name (e.g. cpu 8).
+	Requests []ResourceAmount
+	// Rejections are the plugins that rejected it, most nodes first.
+	Rejections []PluginDiagnosis
+}
+
+// ResourceAmount is a quantity of a resource.
+type ResourceAmount struct {
+	// Name is the resource name, e.g. "cpu" or "nvidia.com/gpu".
+	Name string
+	// Quantity is the amount in Kubernetes quantity notation, e.g. "500m".
+	Quantity string
+}
+
+// PodGroupSource reads the scheduler's pod groups (GangScheduling). A
+// scheduler without the GangScheduling feature passes no PodGroupSource.
+type PodGroupSource interface {
+	// PodGroup returns what the scheduler knows of one pod group: the
+	// PodGroup object, if any, and the pods that name it. It returns nil,
+	// and no error, when there is neither.
+	PodGroup(ctx context.Context, namespace, name string) (*PodGroupDetail, error)
+}
+
+// Policies of a pod group (PodGroupDetail.Policy).
+const (
+	PolicyGang  = "gang"
+	PolicyBasic = "basic"
+)
+
+// PodGroupDetail is one pod group as the scheduler sees it.
+type PodGroupDetail struct {
+	// TakenAt is when the detail was copied.
+	TakenAt time.Time
+	// Namespace and Name identify the group.
+	Namespace, Name string
+	// Found is false when no PodGroup object exists (its pods name a
+	// missing group).
+	Found bool
+	// Problem says why the scheduler cannot use the PodGroup (malformed,
+	// not listed yet); empty when it can, or when there is none.
+	Problem string
+	// Policy is PolicyGang or PolicyBasic; MinCount is the gang's
+	// minCount (0 for a basic group).
+	Policy   string
+	MinCount int
+	// Levels are the group's topology constraints, widest first.
+	Levels []TopologyLevel
+	// Scheduled is the PodGroup's status.scheduled.
+	Scheduled int
+	// Condition is the PodGroupScheduled condition; nil if none.
+	Condition *GroupCondition
+	// Members are the pods that name the group and are not terminated, in
+	// the order the scheduler tries them.
+	Members []PodGroupMember
+}
+
+// Modes of a topology level (TopologyLevel.Mode).
+const (
+	// LevelRequired: all the group's pods within one domain of the level.
+	LevelRequired = "required"
+	// LevelPreferred: one domain of the level if possible (multi-level
+	// topology).
+	LevelPreferred = "preferred"
+)
+
+// TopologyLevel is one topology constraint of a pod group.
+type TopologyLevel struct {
+	// Key is the node label key, e.g. topology.kubernetes.io/rack.
+	Key string
+	// Mode is LevelRequired or LevelPreferred.
+	Mode string
+}
+
+// GroupCondition is a pod group's PodGroupScheduled condition.
+type GroupCondition struct {
+	// Status is "True", "False" or "Unknown".
+	Status string
+	// Reason and Message are as the scheduler wrote them.
+	Reason, Message string
+	// LastTransitionTime is when Status last changed.
+	LastTransitionTime time.Time
+}
+
+// PodGroupMember is one pod of a pod group.
+type PodGroupMember struct {
+	// Name and UID identify the pod (in the group's namespace).
+	Name, UID string
+	// Node is the node the pod is bound to; empty if it is not bound.
+	Node string
+	// Deleting is true when the pod is being deleted.
+	Deleting bool
 }
 
 // PluginScore is one plugin's score.

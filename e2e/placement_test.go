@@ -274,6 +274,54 @@ func rackGangTooBig(ctx context.Context, t *testing.T, c *cluster.Cluster) {
 			t.Errorf("the unschedulable cycle assigns %s to %q with failure %q; want no node and a reason", a.Pod, a.Node, a.Failure)
 		}
 	}
+	podGroupShortfall(t, c, group, n, most)
+}
+
+// podGroupShortfall: the admin API's pod-group route says, for a gang of n
+// pods that fits in no rack, which rack comes closest (room for most of
+// them) and what would unblock it, from the scheduler's last cycle.
+func podGroupShortfall(t *testing.T, c *cluster.Cluster, group string, n, most int) {
+	t.Helper()
+	var doc struct {
+		Spec struct {
+			Found    bool `json:"found"`
+			MinCount int  `json:"minCount"`
+			Levels   []struct {
+				Key string `json:"key"`
+			} `json:"levels"`
+		} `json:"spec"`
+		Members struct {
+			Exist  int `json:"exist"`
+			Queued struct {
+				Total int `json:"total"`
+			} `json:"queued"`
+		} `json:"members"`
+		Candidates []struct {
+			Placement string `json:"placement"`
+			PodsFit   int    `json:"podsFit"`
+			Short     int    `json:"short"`
+		} `json:"candidates"`
+		Unblock string `json:"unblock"`
+	}
+	getJSON(t, c.Admin+"/debug/queue/podgroups/e2e/"+group+"?output=json", &doc)
+	if !doc.Spec.Found || doc.Spec.MinCount != n || len(doc.Spec.Levels) != 1 || doc.Spec.Levels[0].Key != cluster.RackLabel {
+		t.Errorf("/debug/queue/podgroups/e2e/%s: spec %+v, want the gang of %d with the %s level", group, doc.Spec, n, cluster.RackLabel)
+	}
+	if doc.Members.Exist != n || doc.Members.Queued.Total != n {
+		t.Errorf("/debug/queue/podgroups/e2e/%s: members %+v, want %d existing and queued", group, doc.Members, n)
+	}
+	if len(doc.Candidates) == 0 || doc.Candidates[0].PodsFit != most || doc.Candidates[0].Short != n-most {
+		t.Errorf("/debug/queue/podgroups/e2e/%s: candidates %+v, want the best with room for %d (short %d)", group, doc.Candidates, most, n-most)
+	}
+	pods := "pods"
+	if n-most == 1 {
+		pods = "pod"
+	}
+	if want := fmt.Sprintf("free room for %d more %s in one %s", n-most, pods, cluster.RackLabel); !strings.HasPrefix(doc.Unblock, want) {
+		t.Errorf("/debug/queue/podgroups/e2e/%s: unblock %q, want it to start with %q", group, doc.Unblock, want)
+	}
+	_, text := getText(t, c.Admin+"/debug/queue/podgroups/e2e/"+group)
+	t.Logf("/debug/queue/podgroups/e2e/%s:\n%s", group, text)
 }
 
 // placementMetrics: after the rack gangs, the scheduler exports the

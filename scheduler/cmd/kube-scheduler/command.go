@@ -147,6 +147,7 @@ func runScheduler(cmd *cobra.Command, opts *options.Options, adminOpts *adminOpt
 	}
 	if pg := sched.PodGroups(); pg != nil {
 		adminAPI.Placements = &admin.PlacementSource{Recorder: pg.Recorder()}
+		adminAPI.PodGroups = &admin.PodGroupSource{Groups: pg}
 	}
 	if adminOpts.Port != 0 {
 		srv := adminapi.NewServer(net.JoinHostPort(adminOpts.Address, strconv.Itoa(adminOpts.Port)), adminAPI)

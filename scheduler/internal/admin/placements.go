@@ -63,6 +63,11 @@ func placementDecision(d *podgroup.Decision) adminapi.PlacementDecision {
 		Evaluations:       placementEvaluations(d.Evaluations),
 		Chosen:            d.Chosen,
 		Assignments:       make([]adminapi.PodAssignment, len(d.Assignments)),
+		Required:          d.MinCount,
+		RoomLeftOutCount:  d.RoomLeftOutCount,
+	}
+	for _, room := range d.RoomLeftOut {
+		out.RoomLeftOut = append(out.RoomLeftOut, adminapi.PlacementRoom{Placement: room.Placement, Pods: room.Pods})
 	}
 	for i, a := range d.Assignments {
 		// adminapi names a pod within the group's namespace, which is
@@ -106,7 +111,28 @@ func placementEvaluations(es []podgroup.PlacementEvaluation) []adminapi.Placemen
 			Duration:   e.Duration,
 			Scores:     pluginScores(e.Scores),
 			TotalScore: e.TotalScore,
+			FirstUnfit: unfitPod(e.FirstUnfit),
 		}
+	}
+	return out
+}
+
+// unfitPod copies the first pod that did not fit in a placement; nil when
+// none failed.
+func unfitPod(u *podgroup.UnfitPod) *adminapi.UnfitPod {
+	if u == nil {
+		return nil
+	}
+	out := &adminapi.UnfitPod{Pod: u.Pod}
+	for _, r := range u.Requests {
+		out.Requests = append(out.Requests, adminapi.ResourceAmount{Name: r.Name, Quantity: r.Quantity})
+	}
+	for _, r := range u.Rejections {
+		d := adminapi.PluginDiagnosis{Plugin: r.Plugin, Nodes: r.Nodes}
+		for _, c := range r.Reasons {
+			d.Reasons = append(d.Reasons, adminapi.ReasonCount{Reason: c.Reason, Count: c.Nodes})
+		}
+		out.Rejections = append(out.Rejections, d)
 	}
 	return out
 }

@@ -38,7 +38,7 @@ func TestPlacementSnapshot(t *testing.T) {
 			}},
 			want: []adminapi.PlacementDecision{{
 				Namespace: "ml", PodGroup: "train", Time: now.Add(-time.Minute), Duration: 3 * time.Millisecond, Result: adminapi.ResultScheduled,
-				Message: "2 of 2 pods fit and were sent to binding (0 already scheduled, minCount 2)", Pods: 2,
+				Message: "2 of 2 pods fit and were sent to binding (0 already scheduled, minCount 2)", Pods: 2, Required: 2,
 				Assignments: []adminapi.PodAssignment{{Pod: "w-0", Node: "node-1"}, {Pod: "w-1", Node: "node-2"}},
 			}},
 		},
@@ -66,7 +66,7 @@ func TestPlacementSnapshot(t *testing.T) {
 				},
 				{
 					Namespace: "ml", PodGroup: "train", Time: now.Add(-time.Minute), Duration: time.Millisecond, Result: adminapi.ResultUnschedulable,
-					Message: "1 of 3 pods fit, 3 needed", Pods: 3,
+					Message: "1 of 3 pods fit, 3 needed", Pods: 3, Required: 3,
 					Assignments: []adminapi.PodAssignment{
 						{Pod: "w-0", Failure: "fit on node-1, undone: the group did not fit"},
 						{Pod: "w-1", Failure: "0/6 nodes are available: 6 Insufficient cpu."},
@@ -112,7 +112,7 @@ func TestPlacementSnapshot(t *testing.T) {
 			}},
 			want: []adminapi.PlacementDecision{{
 				Namespace: "ml", PodGroup: "train", Time: now, Duration: 9 * time.Millisecond, Result: adminapi.ResultScheduled,
-				Message: "placement rack=r2 chosen of 3 (2 feasible)", Pods: 2,
+				Message: "placement rack=r2 chosen of 3 (2 feasible)", Pods: 2, Required: 2,
 				Placements: []adminapi.GeneratedPlacement{
 					{Name: "rack=r1", Nodes: 2}, {Name: "rack=r2", Nodes: 2}, {Name: "rack=r3", Nodes: 1},
 				},
@@ -140,19 +140,27 @@ func TestPlacementSnapshot(t *testing.T) {
 				Message:    "no placement fits: 2 evaluated, best rack=r1 (2 of 3 pods fit)",
 				Placements: []podgroup.GeneratedPlacement{{Name: "rack=r1", Nodes: 2}, {Name: "rack=r2", Nodes: 2}},
 				Evaluations: []podgroup.PlacementEvaluation{
-					{Placement: "rack=r1", Reason: "2 of 3 pods fit, 3 needed", PodsFit: 2},
+					{Placement: "rack=r1", Reason: "2 of 3 pods fit, 3 needed", PodsFit: 2, FirstUnfit: &podgroup.UnfitPod{
+						Pod: "w-2", Requests: []podgroup.ResourceAmount{{Name: "cpu", Quantity: "8"}},
+						Rejections: []podgroup.PluginRejection{{Plugin: "NodeResourcesFit", Nodes: 2, Reasons: []podgroup.ReasonCount{{Reason: "Insufficient cpu", Nodes: 2}}}},
+					}},
 					{Placement: "rack=r2", Reason: "1 of 3 pods fit, 3 needed", PodsFit: 1},
 				},
+				RoomLeftOut: []podgroup.PlacementRoom{{Placement: "rack=r3", Pods: 1}}, RoomLeftOutCount: 4,
 				Assignments: []podgroup.Assignment{{Pod: pod("w-0"), Failure: "no placement fits the group"}},
 			}},
 			want: []adminapi.PlacementDecision{{
 				Namespace: "ml", PodGroup: "train", Time: now, Result: adminapi.ResultUnschedulable,
-				Message: "no placement fits: 2 evaluated, best rack=r1 (2 of 3 pods fit)", Pods: 1,
+				Message: "no placement fits: 2 evaluated, best rack=r1 (2 of 3 pods fit)", Pods: 1, Required: 3,
 				Placements: []adminapi.GeneratedPlacement{{Name: "rack=r1", Nodes: 2}, {Name: "rack=r2", Nodes: 2}},
 				Evaluations: []adminapi.PlacementEvaluation{
-					{Placement: "rack=r1", Reason: "2 of 3 pods fit, 3 needed", PodsFit: 2},
+					{Placement: "rack=r1", Reason: "2 of 3 pods fit, 3 needed", PodsFit: 2, FirstUnfit: &adminapi.UnfitPod{
+						Pod: "w-2", Requests: []adminapi.ResourceAmount{{Name: "cpu", Quantity: "8"}},
+						Rejections: []adminapi.PluginDiagnosis{{Plugin: "NodeResourcesFit", Nodes: 2, Reasons: []adminapi.ReasonCount{{Reason: "Insufficient cpu", Count: 2}}}},
+					}},
 					{Placement: "rack=r2", Reason: "1 of 3 pods fit, 3 needed", PodsFit: 1},
 				},
+				RoomLeftOut: []adminapi.PlacementRoom{{Placement: "rack=r3", Pods: 1}}, RoomLeftOutCount: 4,
 				Assignments: []adminapi.PodAssignment{{Pod: "w-0", Failure: "no placement fits the group"}},
 			}},
 		},

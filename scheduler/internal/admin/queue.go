@@ -77,11 +77,9 @@ func (s *QueueSource) QueuePage(ctx context.Context, q adminapi.QueueQuery) (*ad
 				Key:   adminapi.PodKey{Namespace: ref.Pod.Namespace, Name: ref.Pod.Name, UID: string(ref.Pod.UID)},
 				Queue: queueName(ref.Queue),
 			}
-			// Only what the filters need: every lookup here runs for every
-			// queued Pod under the queue's lock.
-			if q.PodGroup != "" {
-				c.PodGroup = ref.Pod.Labels[PodGroupLabel]
-			}
+			// Only what the filters and the group counts need: every
+			// lookup here runs for every queued Pod under the queue's lock.
+			c.PodGroup = ref.Pod.Labels[PodGroupLabel]
 			if q.Plugin != "" {
 				c.PluginMatch = ref.HasPlugin(q.Plugin)
 			}
@@ -89,6 +87,7 @@ func (s *QueueSource) QueuePage(ctx context.Context, q adminapi.QueueQuery) (*ad
 		}
 		var chosen []queue.PodRef
 		page.Counts, page.Matched, page.Remaining, chosen = sel.Result()
+		page.Groups, page.GroupsOmitted = sel.Groups()
 		return chosen
 	})
 	page.SchedulingCycle = snap.SchedulingCycle
