@@ -50,8 +50,9 @@ verify-patches: upstream ## the series applies to a pristine tree and equals pat
 
 ##@ Build
 .PHONY: build build-vanilla image tools
-build: upstream ## _output/bin/kube-scheduler from the patched tree
+build: upstream ## _output/bin/kube-scheduler from the patched tree, and the kubectl plugin kubectl-kspatch
 	cd scheduler && $(GOBUILD) -o $(BIN)/kube-scheduler ./cmd/kube-scheduler
+	cd scheduler && $(GOBUILD) -o $(BIN)/kubectl-kspatch ./cmd/kubectl-kspatch
 	@$(BIN)/kube-scheduler --version
 
 build-vanilla: ## _output/bin/kube-scheduler-vanilla from the unpatched release

@@ -47,6 +47,8 @@ type placementDecisionView struct {
 	// them all.
 	RoomLeftOut      []placementRoomView `json:"roomLeftOut,omitempty"`
 	RoomLeftOutCount int                 `json:"roomLeftOutCount,omitempty"`
+	// RoomPerPod is what the room check counted per pod.
+	RoomPerPod []resourceAmountView `json:"roomPerPod,omitempty"`
 
 	age, duration time.Duration // for the text output
 }
@@ -182,6 +184,9 @@ func newPlacementDecisionView(d *PlacementDecision, now time.Time) placementDeci
 	}
 	for _, room := range d.RoomLeftOut {
 		v.RoomLeftOut = append(v.RoomLeftOut, placementRoomView{Placement: room.Placement, Pods: room.Pods})
+	}
+	for _, ra := range d.RoomPerPod {
+		v.RoomPerPod = append(v.RoomPerPod, resourceAmountView{Name: ra.Name, Quantity: ra.Quantity})
 	}
 	for i, p := range d.Placements {
 		v.Placements[i] = generatedPlacementView{Name: p.Name, Nodes: p.Nodes}

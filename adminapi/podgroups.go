@@ -125,7 +125,9 @@ type candidateView struct {
 	Short     int  `json:"short"`
 	// FirstUnfit, Requests and Rejections describe the first pod that did
 	// not fit: its name, what it requests, and the plugins that rejected
-	// it on how many of the placement's nodes.
+	// it on how many of the placement's nodes. For a placement the room
+	// check left out, Requests are what it counted per pod: the smallest
+	// CPU and memory requests among the group's pods.
 	FirstUnfit string                `json:"firstUnfit,omitempty"`
 	Requests   []resourceAmountView  `json:"requests,omitempty"`
 	Rejections []pluginDiagnosisView `json:"rejections,omitempty"`
@@ -360,6 +362,10 @@ func candidates(d *PlacementDecision, n int) ([]candidateView, int) {
 	}
 	for _, room := range d.RoomLeftOut {
 		c := candidateView{Placement: room.Placement, PodsFit: room.Pods, Required: required, Short: max(0, required-room.Pods)}
+		// What the room check counted per pod (the smallest requests).
+		for _, ra := range d.RoomPerPod {
+			c.Requests = append(c.Requests, resourceAmountView{Name: ra.Name, Quantity: ra.Quantity})
+		}
 		c.Summary = candidateSummary(&c)
 		out = append(out, c)
 	}

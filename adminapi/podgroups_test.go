@@ -66,6 +66,7 @@ func podGroupOptions() Options {
 				}}},
 		},
 		RoomLeftOut: []PlacementRoom{{Placement: "rack=r3", Pods: 1}}, RoomLeftOutCount: 1,
+		RoomPerPod: []ResourceAmount{{Name: "cpu", Quantity: "8"}, {Name: "memory", Quantity: "32Gi"}},
 		Assignments: []PodAssignment{
 			{Pod: "gpt-0", Failure: "no placement fits"}, {Pod: "gpt-1", Failure: "no placement fits"},
 			{Pod: "gpt-2", Failure: "no placement fits"}, {Pod: "gpt-3", Failure: "no placement fits"},

@@ -259,6 +259,10 @@ type PlacementDecision struct {
 	// counts them all.
 	RoomLeftOut      []PlacementRoom
 	RoomLeftOutCount int
+	// RoomPerPod is what the room check counted per pod: the smallest CPU
+	// and memory requests among the group's pods; empty when it left
+	// nothing out.
+	RoomPerPod []ResourceAmount
 }
 
 // PlacementRoom is a placement the room check left out: its nodes hold at

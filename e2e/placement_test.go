@@ -275,6 +275,7 @@ func rackGangTooBig(ctx context.Context, t *testing.T, c *cluster.Cluster) {
 		}
 	}
 	podGroupShortfall(t, c, group, n, most)
+	kubectlWhyPodGroup(ctx, t, c, group, fmt.Sprintf("free %d × (cpu %s) in one %s", n-most, rackPodCPU, cluster.RackLabel))
 }
 
 // podGroupShortfall: the admin API's pod-group route says, for a gang of n
@@ -313,11 +314,9 @@ func podGroupShortfall(t *testing.T, c *cluster.Cluster, group string, n, most i
 	if len(doc.Candidates) == 0 || doc.Candidates[0].PodsFit != most || doc.Candidates[0].Short != n-most {
 		t.Errorf("/debug/queue/podgroups/e2e/%s: candidates %+v, want the best with room for %d (short %d)", group, doc.Candidates, most, n-most)
 	}
-	pods := "pods"
-	if n-most == 1 {
-		pods = "pod"
-	}
-	if want := fmt.Sprintf("free room for %d more %s in one %s", n-most, pods, cluster.RackLabel); !strings.HasPrefix(doc.Unblock, want) {
+	// The pods request rackPodCPU CPUs and no memory: the room check
+	// counted that per pod.
+	if want := fmt.Sprintf("free %d × (cpu %s) in one %s", n-most, rackPodCPU, cluster.RackLabel); !strings.HasPrefix(doc.Unblock, want) {
 		t.Errorf("/debug/queue/podgroups/e2e/%s: unblock %q, want it to start with %q", group, doc.Unblock, want)
 	}
 	_, text := getText(t, c.Admin+"/debug/queue/podgroups/e2e/"+group)

@@ -396,7 +396,9 @@ func gangTooBig(ctx context.Context, t *testing.T, c *cluster.Cluster, nodes int
 	}
 	t.Logf("/debug/queue?namespace=e2e&podGroup=%s:\n%s", group, queue)
 	lines := strings.Split(queue, "\n")
-	header := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "NAMESPACE") })
+	// The pods' table (after the pod groups' table, whose header also
+	// starts with NAMESPACE).
+	header := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "NAMESPACE") && strings.Contains(l, " QUEUE ") })
 	if header < 0 || !strings.HasSuffix(strings.TrimSpace(lines[header]), "POD GROUP") {
 		t.Fatalf("/debug/queue has no POD GROUP column:\n%s", queue)
 	}

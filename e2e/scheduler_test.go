@@ -105,6 +105,7 @@ func TestScheduler(t *testing.T) {
 			t.Run("binds ordinary pods", func(t *testing.T) { bindsOrdinaryPods(ctx, t, c) })
 			t.Run("unschedulable pod", func(t *testing.T) { unschedulablePod(ctx, t, c) })
 			t.Run("API calls through the queue", func(t *testing.T) { asyncAPICalls(ctx, t, c, tc.gates == "") })
+			t.Run("kubectl kspatch", func(t *testing.T) { kubectlPlugin(ctx, t, c, tc.gates == "") })
 			// Early, so that Prometheus has scraped the pod-group metrics
 			// by the time the dashboards are checked.
 			if tc.gates == "" {

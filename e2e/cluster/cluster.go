@@ -104,6 +104,9 @@ type Cluster struct {
 	opts Options
 	// Kubeconfig is the path of a kubeconfig with cluster-admin rights.
 	Kubeconfig string
+	// UserKubeconfig is the path of a kubeconfig for DebugUser, a user with
+	// no rights until the tests grant some (kubectl kspatch's user).
+	UserKubeconfig string
 	// APIServer is the API server's URL.
 	APIServer string
 	// Admin is the base URL of the scheduler's admin API
@@ -201,6 +204,7 @@ func Start(ctx context.Context, opts Options) (_ *Cluster, err error) {
 		{"controller-manager", "system:kube-controller-manager", ""},
 		{"scheduler", "system:kube-scheduler", ""},
 		{"kwok", "kspatch-kwok", "system:masters"},
+		{"user", DebugUser, DebugGroup},
 	} {
 		var orgs []string
 		if user.org != "" {
@@ -217,6 +221,7 @@ func Start(ctx context.Context, opts Options) (_ *Cluster, err error) {
 		kubeconfigs[user.name] = path
 	}
 	c.Kubeconfig = kubeconfigs["admin"]
+	c.UserKubeconfig = kubeconfigs["user"]
 
 	fmt.Fprintf(opts.Log, "starting etcd on 127.0.0.1:%d\n", etcdPort)
 	etcdURL := "http://127.0.0.1:" + strconv.Itoa(etcdPort)
@@ -247,6 +252,9 @@ func Start(ctx context.Context, opts Options) (_ *Cluster, err error) {
 		"--service-account-issuer", "https://kubernetes.default.svc",
 		"--service-cluster-ip-range", "10.0.0.0/24",
 		"--authorization-mode", "Node,RBAC",
+		// kwok's nodes name their kubelet (kwok's server) by InternalIP
+		// (127.0.0.1): port-forwards to their pods go there.
+		"--kubelet-preferred-address-types", "InternalIP",
 		"--runtime-config", draRuntimeConfig,
 		"--feature-gates", gates,
 		"--allow-privileged"); err != nil {
@@ -294,13 +302,19 @@ func Start(ctx context.Context, opts Options) (_ *Cluster, err error) {
 	}
 
 	fmt.Fprintln(opts.Log, "starting kwok (fake nodes)")
-	if err := c.start("kwok", "--kubeconfig", kubeconfigs["kwok"],
+	kwokConfig := filepath.Join(opts.Dir, "kwok.yaml")
+	if err := os.WriteFile(kwokConfig, []byte(kwokPortForwards(schedPort, cmPort)), 0o644); err != nil {
+		return nil, err
+	}
+	if err := c.start("kwok", "--kubeconfig", kubeconfigs["kwok"], "--config", kwokConfig,
 		"--manage-all-nodes=false", "--manage-nodes-with-annotation-selector", KwokNodeAnnotation+"=fake",
 		// Node leases renewed by kwok keep the node lifecycle controller from
 		// marking the fake nodes NotReady (and tainting them) between kwok's
 		// status updates.
 		"--node-lease-duration-seconds=40",
-		"--cidr", "10.244.0.0/16", "--node-ip", "10.0.1.1",
+		// The nodes' kubelet is kwok's server, at 127.0.0.1 and kwokPort,
+		// which serves port-forwards as kwokPortForwards says.
+		"--cidr", "10.244.0.0/16", "--node-ip", "127.0.0.1", "--node-port", strconv.Itoa(kwokPort),
 		"--server-address", "127.0.0.1:"+strconv.Itoa(kwokPort)); err != nil {
 		return nil, err
 	}

@@ -130,6 +130,10 @@ func run(ctx context.Context, opts cluster.Options, nodes cluster.NodeSpec, demo
 	if err := c.CreateNodes(ctx, nodes); err != nil {
 		return err
 	}
+	// kubectl kspatch reaches the scheduler as on a kubeadm control plane.
+	if err := c.ExposeScheduler(ctx, true); err != nil {
+		return err
+	}
 	if demo {
 		if err := loadDemo(ctx, c, nodes.Count, nodes.Devices > 0); err != nil {
 			return err
@@ -145,13 +149,13 @@ func run(ctx context.Context, opts cluster.Options, nodes cluster.NodeSpec, demo
 	if _, err := os.Stat(filepath.Join(opts.Bin, "kubectl")); err == nil {
 		kubectl = filepath.Join(opts.Bin, "kubectl")
 	}
-	printSummary(os.Stdout, c, kubectl, time.Since(start), promURL, filepath.Join(opts.Dir, "logs"))
+	printSummary(os.Stdout, c, kubectl, filepath.Join(opts.Bin, "kubectl-kspatch"), time.Since(start), promURL, filepath.Join(opts.Dir, "logs"))
 	<-ctx.Done()
 	return nil
 }
 
 // printSummary tells how to look at the running control plane.
-func printSummary(w io.Writer, c *cluster.Cluster, kubectl string, took time.Duration, promURL, logs string) {
+func printSummary(w io.Writer, c *cluster.Cluster, kubectl, plugin string, took time.Duration, promURL, logs string) {
 	a := c.Admin
 	fmt.Fprintf(w, `
 The control plane is up (%s). Try:
@@ -190,6 +194,15 @@ node). It serves the admin API under /debug/kspatch/ to authenticated
 callers, e.g. this run's admin:
   %s
 `, port, c.SecureCurl("/debug/kspatch/queue"))
+	fmt.Fprintf(w, `
+kubectl kspatch (make build) asks the same API from a workstation, through a
+port-forward to the scheduler pod, as a user with only a kubeconfig and the
+RBAC of scheduler/deploy/debug-rbac.yaml (this run's user %s):
+  KUBECONFIG=%s %s why podgroup/too-big -n demo
+  KUBECONFIG=%s %s why podgroup/rack-train -n demo
+  KUBECONFIG=%s %s queue
+(or, with the binary's directory on PATH, kubectl kspatch why podgroup/too-big -n demo)
+`, cluster.DebugUser, c.UserKubeconfig, plugin, c.UserKubeconfig, plugin, c.UserKubeconfig, plugin)
 	fmt.Fprintf(w, "\nLogs are in %s. Ctrl-C, or make stop from another shell, stops everything.\n", logs)
 }
 

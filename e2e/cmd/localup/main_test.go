@@ -215,9 +215,9 @@ func TestComponentDeathStopsTheRun(t *testing.T) {
 // TestSummaryShowsTheSecurePort: the secure port is random, so the summary
 // names it and gives a curl line for the admin API behind it.
 func TestSummaryShowsTheSecurePort(t *testing.T) {
-	c := &cluster.Cluster{Kubeconfig: "/x/admin.kubeconfig", Admin: "http://127.0.0.1:10261", SchedulerSecure: "https://127.0.0.1:43117"}
+	c := &cluster.Cluster{Kubeconfig: "/x/admin.kubeconfig", UserKubeconfig: "/x/user.kubeconfig", Admin: "http://127.0.0.1:10261", SchedulerSecure: "https://127.0.0.1:43117"}
 	var b strings.Builder
-	printSummary(&b, c, "kubectl", time.Minute, "", "/x/logs")
+	printSummary(&b, c, "kubectl", "/x/bin/kubectl-kspatch", time.Minute, "", "/x/logs")
 	out := b.String()
 	var portLine, curlLine bool
 	for _, line := range strings.Split(out, "\n") {
@@ -233,5 +233,9 @@ func TestSummaryShowsTheSecurePort(t *testing.T) {
 	}
 	if !curlLine {
 		t.Errorf("the summary has no curl line for https://127.0.0.1:43117/debug/kspatch/queue with the admin credentials:\n%s", out)
+	}
+	// kubectl kspatch, as the debug user.
+	if want := "KUBECONFIG=/x/user.kubeconfig /x/bin/kubectl-kspatch why podgroup/too-big -n demo"; !strings.Contains(out, want) {
+		t.Errorf("the summary lacks %q:\n%s", want, out)
 	}
 }

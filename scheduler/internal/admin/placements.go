@@ -69,6 +69,9 @@ func placementDecision(d *podgroup.Decision) adminapi.PlacementDecision {
 	for _, room := range d.RoomLeftOut {
 		out.RoomLeftOut = append(out.RoomLeftOut, adminapi.PlacementRoom{Placement: room.Placement, Pods: room.Pods})
 	}
+	for _, r := range d.RoomPerPod {
+		out.RoomPerPod = append(out.RoomPerPod, adminapi.ResourceAmount{Name: r.Name, Quantity: r.Quantity})
+	}
 	for i, a := range d.Assignments {
 		// adminapi names a pod within the group's namespace, which is
 		// where every member lives (a Pod joins the PodGroup of its own

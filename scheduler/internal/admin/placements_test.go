@@ -147,6 +147,7 @@ func TestPlacementSnapshot(t *testing.T) {
 					{Placement: "rack=r2", Reason: "1 of 3 pods fit, 3 needed", PodsFit: 1},
 				},
 				RoomLeftOut: []podgroup.PlacementRoom{{Placement: "rack=r3", Pods: 1}}, RoomLeftOutCount: 4,
+				RoomPerPod:  []podgroup.ResourceAmount{{Name: "cpu", Quantity: "8"}, {Name: "memory", Quantity: "16Gi"}},
 				Assignments: []podgroup.Assignment{{Pod: pod("w-0"), Failure: "no placement fits the group"}},
 			}},
 			want: []adminapi.PlacementDecision{{
@@ -161,6 +162,7 @@ func TestPlacementSnapshot(t *testing.T) {
 					{Placement: "rack=r2", Reason: "1 of 3 pods fit, 3 needed", PodsFit: 1},
 				},
 				RoomLeftOut: []adminapi.PlacementRoom{{Placement: "rack=r3", Pods: 1}}, RoomLeftOutCount: 4,
+				RoomPerPod:  []adminapi.ResourceAmount{{Name: "cpu", Quantity: "8"}, {Name: "memory", Quantity: "16Gi"}},
 				Assignments: []adminapi.PodAssignment{{Pod: "w-0", Failure: "no placement fits the group"}},
 			}},
 		},
