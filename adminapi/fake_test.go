@@ -182,7 +182,10 @@ func fixturePlacements() *fakePlacements {
 			},
 			{
 				Namespace: "team-a", PodGroup: "trainer", Time: ago(3 * time.Minute), Duration: 12050 * time.Microsecond,
-				Result: ResultUnschedulable, Message: "1 of 3 pods fit, gang minCount is 3", Pods: 3, Required: 3,
+				Result: ResultUnschedulable, Message: "1 of 3 pods fit, gang minCount is 3", Pods: 3, Required: 3, PodsFit: 1,
+				FirstUnfit: &UnfitPod{Pod: "trainer-1", Requests: []ResourceAmount{{Name: "cpu", Quantity: "4"}, {Name: "nvidia.com/gpu", Quantity: "1"}},
+					Rejections: []PluginDiagnosis{{Plugin: "NodeResourcesFit", Nodes: 4, Reasons: []ReasonCount{{Reason: "Insufficient nvidia.com/gpu", Count: 4}}},
+						{Plugin: "TaintToleration", Nodes: 2, Reasons: []ReasonCount{{Reason: "node(s) had untolerated taint {dedicated: infra}", Count: 2}}}}},
 				Assignments: []PodAssignment{
 					{Pod: "trainer-0", Failure: "0/6 nodes are available: 4 Insufficient nvidia.com/gpu"},
 					{Pod: "trainer-1", Failure: "0/6 nodes are available: 4 Insufficient nvidia.com/gpu"},

@@ -49,6 +49,10 @@ type placementDecisionView struct {
 	RoomLeftOutCount int                 `json:"roomLeftOutCount,omitempty"`
 	// RoomPerPod is what the room check counted per pod.
 	RoomPerPod []resourceAmountView `json:"roomPerPod,omitempty"`
+	// PodsFit and FirstUnfit: for a cycle whose pods did not all fit, how
+	// many did in its last try, and the first that did not.
+	PodsFit    int           `json:"podsFit,omitempty"`
+	FirstUnfit *unfitPodView `json:"firstUnfit,omitempty"`
 
 	age, duration time.Duration // for the text output
 }
@@ -188,6 +192,7 @@ func newPlacementDecisionView(d *PlacementDecision, now time.Time) placementDeci
 	for _, ra := range d.RoomPerPod {
 		v.RoomPerPod = append(v.RoomPerPod, resourceAmountView{Name: ra.Name, Quantity: ra.Quantity})
 	}
+	v.PodsFit, v.FirstUnfit = d.PodsFit, newUnfitPodView(d.FirstUnfit)
 	for i, p := range d.Placements {
 		v.Placements[i] = generatedPlacementView{Name: p.Name, Nodes: p.Nodes}
 	}
@@ -205,19 +210,26 @@ func newPlacementDecisionView(d *PlacementDecision, now time.Time) placementDeci
 		for j, s := range e.Scores {
 			ev.Scores[j] = pluginScoreView{Plugin: s.Plugin, Score: s.Score}
 		}
-		if u := e.FirstUnfit; u != nil {
-			ev.FirstUnfit = &unfitPodView{Pod: u.Pod, Requests: []resourceAmountView{}, Rejections: []pluginDiagnosisView{}}
-			for _, ra := range u.Requests {
-				ev.FirstUnfit.Requests = append(ev.FirstUnfit.Requests, resourceAmountView{Name: ra.Name, Quantity: ra.Quantity})
-			}
-			for _, p := range u.Rejections {
-				ev.FirstUnfit.Rejections = append(ev.FirstUnfit.Rejections, newPluginDiagnosisView(p))
-			}
-		}
+		ev.FirstUnfit = newUnfitPodView(e.FirstUnfit)
 		v.Evaluations[i] = ev
 	}
 	for i, pa := range d.Assignments {
 		v.Assignments[i] = podAssignmentView{Pod: pa.Pod, Node: pa.Node, Failure: pa.Failure}
+	}
+	return v
+}
+
+// newUnfitPodView is nil for nil.
+func newUnfitPodView(u *UnfitPod) *unfitPodView {
+	if u == nil {
+		return nil
+	}
+	v := &unfitPodView{Pod: u.Pod, Requests: []resourceAmountView{}, Rejections: []pluginDiagnosisView{}}
+	for _, ra := range u.Requests {
+		v.Requests = append(v.Requests, resourceAmountView{Name: ra.Name, Quantity: ra.Quantity})
+	}
+	for _, p := range u.Rejections {
+		v.Rejections = append(v.Rejections, newPluginDiagnosisView(p))
 	}
 	return v
 }

@@ -102,11 +102,13 @@ type podGroupCycleView struct {
 	AgeSeconds float64   `json:"ageSeconds"`
 	Result     string    `json:"result"`
 	Message    string    `json:"message,omitempty"`
-	// Required is the number of pods that had to fit; Assigned, those that
-	// did.
+	// Required is the number of pods that had to fit; Assigned, those sent
+	// to binding; PodsFit, for a cycle that did not schedule the group,
+	// those that fit in its last try (taken back).
 	Required int    `json:"required"`
 	Pods     int    `json:"pods"`
 	Assigned int    `json:"assigned"`
+	PodsFit  int    `json:"podsFit"`
 	Chosen   string `json:"chosen,omitempty"`
 
 	age time.Duration
@@ -256,7 +258,7 @@ func newPodGroupDoc(ns, name string, detail *PodGroupDetail, page *QueuePage, la
 	}
 	if last != nil {
 		doc.LastCycle = &podGroupCycleView{Time: utc(last.Time), AgeSeconds: seconds(now.Sub(last.Time)), Result: last.Result,
-			Message: last.Message, Required: last.Required, Pods: last.Pods, Chosen: last.Chosen, age: now.Sub(last.Time)}
+			Message: last.Message, Required: last.Required, Pods: last.Pods, PodsFit: last.PodsFit, Chosen: last.Chosen, age: now.Sub(last.Time)}
 		for _, pa := range last.Assignments {
 			if pa.Node != "" {
 				doc.LastCycle.Assigned++
@@ -332,12 +334,23 @@ func candidates(d *PlacementDecision, n int) ([]candidateView, int) {
 	}
 	var out []candidateView
 	if len(d.Placements) == 0 && len(d.Evaluations) == 0 && d.RoomLeftOutCount == 0 {
-		c := candidateView{Placement: anyNode, Evaluated: true, Required: required}
-		for _, pa := range d.Assignments {
-			if pa.Node != "" {
-				c.PodsFit++
-			} else if c.FirstUnfit == "" {
-				c.FirstUnfit = pa.Pod
+		c := candidateView{Placement: anyNode, Evaluated: true, Required: required, PodsFit: d.PodsFit}
+		if d.Result == ResultScheduled {
+			// Every pod assigned fit.
+			c.PodsFit = 0
+			for _, pa := range d.Assignments {
+				if pa.Node != "" {
+					c.PodsFit++
+				}
+			}
+		}
+		if u := d.FirstUnfit; u != nil {
+			c.FirstUnfit = u.Pod
+			for _, ra := range u.Requests {
+				c.Requests = append(c.Requests, resourceAmountView{Name: ra.Name, Quantity: ra.Quantity})
+			}
+			for _, p := range u.Rejections {
+				c.Rejections = append(c.Rejections, newPluginDiagnosisView(p))
 			}
 		}
 		c.Feasible = d.Result == ResultScheduled
@@ -570,7 +583,11 @@ func (doc podGroupDoc) writeText(w io.Writer) error {
 	row(t, "Members:", fmt.Sprintf("%d exist (%d missing), %d bound, %d deleting, %d queued (active %d, backoff %d, unschedulable %d, gated %d, in flight %d)",
 		m.Exist, m.Missing, m.Bound, m.Deleting, q.Total, q.Active, q.Backoff, q.Unschedulable, q.Gated, q.InFlight))
 	if lc := doc.LastCycle; lc != nil {
-		row(t, "Last cycle:", fmt.Sprintf("%s, %s ago: %d of %d pods assigned, %d needed, chosen %s", lc.Result, age(lc.age), lc.Assigned, lc.Pods, lc.Required, orNone(lc.Chosen)))
+		outcome := fmt.Sprintf("%d of %d pods assigned", lc.Assigned, lc.Pods)
+		if lc.Result != ResultScheduled {
+			outcome = fmt.Sprintf("%d of %d pods fit (none kept)", lc.PodsFit, lc.Pods)
+		}
+		row(t, "Last cycle:", fmt.Sprintf("%s, %s ago: %s, %d needed, chosen %s", lc.Result, age(lc.age), outcome, lc.Required, orNone(lc.Chosen)))
 		row(t, "  Message:", orNone(lc.Message))
 	} else {
 		row(t, "Last cycle:", none+" recorded")

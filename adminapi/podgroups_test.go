@@ -134,7 +134,7 @@ func TestPodGroupUnblock(t *testing.T) {
 	h := NewRouter(podGroupOptions())
 	for group, want := range map[string]string{
 		"ml/gpt-train":   "free 1 × (cpu 8, memory 32Gi, nvidia.com/gpu 1) in one topology.kspatch.io/rack (best: rack=r1, 3 of 4 fit), or lower minCount to 3",
-		"team-a/trainer": "free room for 3 more pods (0 of 3 fit)",
+		"team-a/trainer": "free 2 × (cpu 4, nvidia.com/gpu 1) (1 of 3 fit), or lower minCount to 1",
 		"ml/waiting":     "waiting for 5 more members to be created (3 of minCount 8 exist)",
 		"ml/orphan":      "create PodGroup ml/orphan, or remove the label scheduling.kspatch.io/pod-group from its pods",
 		// Three bound, the fourth queued again after the cycle.

@@ -263,6 +263,11 @@ type PlacementDecision struct {
 	// and memory requests among the group's pods; empty when it left
 	// nothing out.
 	RoomPerPod []ResourceAmount
+	// PodsFit, for a cycle whose pods did not all fit, is how many did in
+	// its last try (in the best placement, for a group with placements);
+	// FirstUnfit is the first pod that did not, nil if none was recorded.
+	PodsFit    int
+	FirstUnfit *UnfitPod
 }
 
 // PlacementRoom is a placement the room check left out: its nodes hold at

@@ -72,6 +72,7 @@ func placementDecision(d *podgroup.Decision) adminapi.PlacementDecision {
 	for _, r := range d.RoomPerPod {
 		out.RoomPerPod = append(out.RoomPerPod, adminapi.ResourceAmount{Name: r.Name, Quantity: r.Quantity})
 	}
+	out.PodsFit, out.FirstUnfit = d.PodsFit, unfitPod(d.FirstUnfit)
 	for i, a := range d.Assignments {
 		// adminapi names a pod within the group's namespace, which is
 		// where every member lives (a Pod joins the PodGroup of its own
