@@ -51,7 +51,7 @@ func podGroupOptions() Options {
 	gpu := []ResourceAmount{{Name: "cpu", Quantity: "8"}, {Name: "memory", Quantity: "32Gi"}, {Name: "nvidia.com/gpu", Quantity: "1"}}
 	p.snap.Decisions = append([]PlacementDecision{{
 		Namespace: "ml", PodGroup: "gpt-train", Time: ago(90 * time.Second), Duration: 41 * time.Millisecond,
-		Result: ResultUnschedulable, Pods: 4, Required: 4,
+		Result: ResultUnschedulable, Pods: 4, Required: 4, PodsFit: 3,
 		Message:    "no placement fits (3 placements, 2 evaluated, 1 lacked the room by CPU, memory or pod count (most: rack=r3, for 1 pods); best rack=r1: 3 of 4 pods fit, 4 needed; first pod that did not fit: ml/gpt-3: 0/4 nodes are available: 4 Insufficient nvidia.com/gpu)",
 		Placements: []GeneratedPlacement{{Name: "rack=r1", Nodes: 4}, {Name: "rack=r2", Nodes: 4}, {Name: "rack=r3", Nodes: 2}},
 		Evaluations: []PlacementEvaluation{
