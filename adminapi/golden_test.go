@@ -17,11 +17,7 @@ var update = flag.Bool("update", false, "rewrite testdata/*.golden from the curr
 // compares the bodies with testdata/<name>.golden and <name>.json.golden.
 // Run `go test -run TestGolden -update` to accept new output.
 func TestGolden(t *testing.T) {
-	h := NewRouter(fixtureOptions())
-	for _, tc := range []struct {
-		name, target string
-		code         int
-	}{
+	runGolden(t, NewRouter(fixtureOptions()), []goldenCase{
 		{"queue", "/debug/queue", http.StatusOK},
 		{"queue_filtered", "/debug/queue?queue=unschedulable,backoff&namespace=team-a", http.StatusOK},
 		{"queue_page", "/debug/queue?limit=3", http.StatusOK},
@@ -39,7 +35,21 @@ func TestGolden(t *testing.T) {
 		{"error_bad_limit", "/debug/queue?limit=abc", http.StatusBadRequest},
 		{"error_unknown_param", "/debug/queue?sort=age", http.StatusBadRequest},
 		{"error_pod_not_found", "/debug/queue/pods/team-a/gone", http.StatusNotFound},
-	} {
+	})
+}
+
+// goldenCase is a request and the status code it must get; its body is
+// compared with testdata/<name>.golden (text) and <name>.json.golden.
+type goldenCase struct {
+	name, target string
+	code         int
+}
+
+// runGolden renders every case as text and as JSON on h and compares the
+// bodies with the golden files.
+func runGolden(t *testing.T, h http.Handler, cases []goldenCase) {
+	t.Helper()
+	for _, tc := range cases {
 		for _, asJSON := range []bool{false, true} {
 			name := tc.name
 			accept := ""

@@ -97,11 +97,7 @@ func podGroupOptions() Options {
 // TestPodGroupGolden renders the pod-group route as text and JSON and
 // compares it with testdata/podgroup_*.golden.
 func TestPodGroupGolden(t *testing.T) {
-	h := NewRouter(podGroupOptions())
-	for _, tc := range []struct {
-		name, target string
-		code         int
-	}{
+	runGolden(t, NewRouter(podGroupOptions()), []goldenCase{
 		{"podgroup_rack_short", "/debug/queue/podgroups/ml/gpt-train", http.StatusOK},
 		{"podgroup_no_topology", "/debug/queue/podgroups/team-a/trainer", http.StatusOK},
 		{"podgroup_waiting_for_members", "/debug/queue/podgroups/ml/waiting", http.StatusOK},
@@ -109,22 +105,7 @@ func TestPodGroupGolden(t *testing.T) {
 		{"podgroup_scheduled", "/debug/queue/podgroups/ml/llama-train?limit=2&candidates=1", http.StatusOK},
 		{"podgroup_not_found", "/debug/queue/podgroups/ml/nothing", http.StatusNotFound},
 		{"podgroup_bad_candidates", "/debug/queue/podgroups/ml/gpt-train?candidates=0", http.StatusBadRequest},
-	} {
-		for _, asJSON := range []bool{false, true} {
-			name, accept := tc.name, ""
-			if asJSON {
-				name += ".json"
-				accept = "application/json"
-			}
-			t.Run(name, func(t *testing.T) {
-				rec := get(h, tc.target, accept)
-				if rec.Code != tc.code {
-					t.Fatalf("GET %s: code %d, want %d; body:\n%s", tc.target, rec.Code, tc.code, rec.Body)
-				}
-				compareGolden(t, name, rec.Body.Bytes())
-			})
-		}
-	}
+	})
 }
 
 // TestPodGroupUnblock checks the line that says what would unblock a
