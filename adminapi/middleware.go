@@ -141,6 +141,23 @@ func (s *slot) release() {
 
 // limitConcurrency answers 429 with Retry-After when MaxConcurrentRequests
 // requests are already being served.
+// leaderOnly answers 503 on a follower: an instance that has observed
+// another instance leading. Its queue holds the pending pods but is never
+// scheduled, and it has no API calls or pod-group cycles of its own.
+func (a *api) leaderOnly(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if a.opts.Leadership != nil {
+			if self, leader := a.opts.Leadership(); leader != "" && leader != self {
+				writeError(w, r, http.StatusServiceUnavailable, fmt.Sprintf(
+					"this kube-scheduler (%s) is not the leader: it schedules nothing, so its queue, API calls and placements are not shown. "+
+						"The leader is %s (the holder of the scheduler's leader-election lease); ask it (kubectl kspatch finds its pod by the lease)", self, leader))
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
 func (a *api) limitConcurrency(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		select {

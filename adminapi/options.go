@@ -37,6 +37,13 @@ type Options struct {
 	// Leader reports whether this scheduler instance is the leader. Nil means
 	// leader election is off: the instance schedules, so it reports leader.
 	Leader func() bool
+	// Leadership reports, with leader election on, this instance's identity
+	// in the election and that of the leader it last observed (empty until
+	// it has observed one). When another instance leads, the routes that
+	// show the scheduler's state (queue, API calls, placements) answer 503
+	// naming the leader: a follower's queue is never scheduled, so showing
+	// it would mislead. Nil: leader election is off.
+	Leadership func() (self, leader string)
 	// Observer, if set, is told about every request.
 	Observer RequestObserver
 	// Logger receives panics (at Error) and one line per request (at Debug).

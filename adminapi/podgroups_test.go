@@ -158,3 +158,38 @@ func TestPodGroupNotAvailable(t *testing.T) {
 		t.Errorf("%d %s", rec.Code, rec.Body)
 	}
 }
+
+// TestFollower: an instance that observed another one leading answers the
+// state routes with 503 naming the leader, and still serves health and
+// profiles; one that has observed no leader yet (or leads) answers.
+func TestFollower(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		self, leader string
+		wantCode     int
+	}{
+		{"another instance leads", "cp-0_1", "cp-1_2", http.StatusServiceUnavailable},
+		{"this instance leads", "cp-0_1", "cp-0_1", http.StatusOK},
+		{"no leader observed yet", "cp-0_1", "", http.StatusOK},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := podGroupOptions()
+			opts.Leadership = func() (string, string) { return tc.self, tc.leader }
+			h := NewRouter(opts)
+			for _, path := range []string{"/debug/queue", "/debug/queue/pods/team-a/trainer-0", "/debug/queue/podgroups/ml/gpt-train", "/debug/apicalls", "/debug/placements", "/debug/placements/ml/llama-train"} {
+				rec := get(h, path, "")
+				if rec.Code != tc.wantCode {
+					t.Errorf("GET %s: %d, want %d: %s", path, rec.Code, tc.wantCode, rec.Body)
+				}
+				if tc.wantCode == http.StatusServiceUnavailable && (!strings.Contains(rec.Body.String(), "is not the leader") || !strings.Contains(rec.Body.String(), "The leader is "+tc.leader)) {
+					t.Errorf("GET %s: %s, want it to say this instance is not the leader and name %s", path, rec.Body, tc.leader)
+				}
+			}
+			for _, path := range []string{"/healthz", "/debug/pprof/"} {
+				if rec := get(h, path, ""); rec.Code != http.StatusOK {
+					t.Errorf("GET %s on a follower: %d", path, rec.Code)
+				}
+			}
+		})
+	}
+}

@@ -25,12 +25,16 @@ func NewRouter(opts Options) http.Handler {
 	r.Group(func(r chi.Router) {
 		r.Use(a.limitConcurrency)
 
-		r.Get("/debug/queue", a.listQueue)
-		r.Get("/debug/queue/pods/{namespace}/{name}", a.getQueuedPod)
-		r.Get("/debug/queue/podgroups/{namespace}/{name}", a.getPodGroup)
-		r.Get("/debug/apicalls", a.listAPICalls)
-		r.Get("/debug/placements", a.listPlacements)
-		r.Get("/debug/placements/{namespace}/{podGroup}", a.listGroupPlacements)
+		// What only the leader's state answers: a follower says so.
+		r.Group(func(r chi.Router) {
+			r.Use(a.leaderOnly)
+			r.Get("/debug/queue", a.listQueue)
+			r.Get("/debug/queue/pods/{namespace}/{name}", a.getQueuedPod)
+			r.Get("/debug/queue/podgroups/{namespace}/{name}", a.getPodGroup)
+			r.Get("/debug/apicalls", a.listAPICalls)
+			r.Get("/debug/placements", a.listPlacements)
+			r.Get("/debug/placements/{namespace}/{podGroup}", a.listGroupPlacements)
+		})
 
 		if !opts.DisableProfiling {
 			r.Get("/debug/pprof/", a.pprofIndex)

@@ -128,6 +128,13 @@ func runScheduler(cmd *cobra.Command, opts *options.Options, adminOpts *adminOpt
 	logger := klog.FromContext(ctx).WithName("admin-api")
 
 	var isLeader atomic.Pointer[func() bool]
+	// With leader election on: this instance's identity and the observed
+	// leader's (app.WithLeaderIdentity).
+	type leadership struct {
+		self   string
+		leader func() string
+	}
+	var elected atomic.Pointer[leadership]
 	admin.RegisterMetrics()
 	snapshotter, _ := sched.SchedulingQueue.(admin.QueueSnapshotter)
 	adminAPI := adminapi.Options{
@@ -137,6 +144,12 @@ func runScheduler(cmd *cobra.Command, opts *options.Options, adminOpts *adminOpt
 				return (*f)()
 			}
 			return false
+		},
+		Leadership: func() (string, string) {
+			if l := elected.Load(); l != nil {
+				return l.self, l.leader()
+			}
+			return "", ""
 		},
 		Observer:         admin.Observer,
 		Logger:           slog.New(logr.ToSlogHandler(logger)),
@@ -163,6 +176,7 @@ func runScheduler(cmd *cobra.Command, opts *options.Options, adminOpts *adminOpt
 	return app.Run(ctx, cc, sched,
 		app.WithSecureHandler(securePrefix, onSecurePort(adminapi.NewRouter(adminAPI))),
 		app.WithLeaderStatus(func(f func() bool) { isLeader.Store(&f) }),
+		app.WithLeaderIdentity(func(self string, leader func() string) { elected.Store(&leadership{self: self, leader: leader}) }),
 	)
 }
 
