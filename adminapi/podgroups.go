@@ -110,6 +110,11 @@ type podGroupCycleView struct {
 	Assigned int    `json:"assigned"`
 	PodsFit  int    `json:"podsFit"`
 	Chosen   string `json:"chosen,omitempty"`
+	// PlacementsEvaluated and PlacementsLeftOut count the placements the
+	// cycle evaluated and those the room check left out before any Filter
+	// ran (0 and 0 for a group without topology constraint).
+	PlacementsEvaluated int `json:"placementsEvaluated"`
+	PlacementsLeftOut   int `json:"placementsLeftOut"`
 
 	age time.Duration
 }
@@ -258,7 +263,8 @@ func newPodGroupDoc(ns, name string, detail *PodGroupDetail, page *QueuePage, la
 	}
 	if last != nil {
 		doc.LastCycle = &podGroupCycleView{Time: utc(last.Time), AgeSeconds: seconds(now.Sub(last.Time)), Result: last.Result,
-			Message: last.Message, Required: last.Required, Pods: last.Pods, PodsFit: last.PodsFit, Chosen: last.Chosen, age: now.Sub(last.Time)}
+			Message: last.Message, Required: last.Required, Pods: last.Pods, PodsFit: last.PodsFit, Chosen: last.Chosen, age: now.Sub(last.Time),
+			PlacementsEvaluated: len(last.Evaluations), PlacementsLeftOut: last.RoomLeftOutCount}
 		for _, pa := range last.Assignments {
 			if pa.Node != "" {
 				doc.LastCycle.Assigned++
@@ -584,7 +590,12 @@ func (doc podGroupDoc) writeText(w io.Writer) error {
 		m.Exist, m.Missing, m.Bound, m.Deleting, q.Total, q.Active, q.Backoff, q.Unschedulable, q.Gated, q.InFlight))
 	if lc := doc.LastCycle; lc != nil {
 		outcome := fmt.Sprintf("%d of %d pods assigned", lc.Assigned, lc.Pods)
-		if lc.Result != ResultScheduled {
+		switch {
+		case lc.Result == ResultScheduled:
+		case lc.PlacementsEvaluated == 0 && lc.PlacementsLeftOut > 0:
+			// No pod was tried: the candidates say how much room there was.
+			outcome = fmt.Sprintf("no pod tried: all %s lacked the room", count(lc.PlacementsLeftOut, "placement", "placements"))
+		default:
 			outcome = fmt.Sprintf("%d of %d pods fit (none kept)", lc.PodsFit, lc.Pods)
 		}
 		row(t, "Last cycle:", fmt.Sprintf("%s, %s ago: %s, %d needed, chosen %s", lc.Result, age(lc.age), outcome, lc.Required, orNone(lc.Chosen)))

@@ -193,3 +193,24 @@ func TestFollower(t *testing.T) {
 		})
 	}
 }
+
+// TestPodGroupNoPodTried: a cycle whose every placement the room check left
+// out tried no pod, and says so rather than "0 of N pods fit".
+func TestPodGroupNoPodTried(t *testing.T) {
+	opts := podGroupOptions()
+	p := opts.Placements.(*fakePlacements)
+	d := &p.snap.Decisions[0] // ml/gpt-train
+	d.Evaluations, d.PodsFit, d.FirstUnfit = nil, 0, nil
+	d.RoomLeftOut = []PlacementRoom{{Placement: "rack=r1", Pods: 3}, {Placement: "rack=r2", Pods: 2}, {Placement: "rack=r3", Pods: 1}}
+	d.RoomLeftOutCount = 3
+	rec := get(NewRouter(opts), "/debug/queue/podgroups/ml/gpt-train", "")
+	body := rec.Body.String()
+	for _, want := range []string{
+		"Last cycle:   Unschedulable, 1m30s ago: no pod tried: all 3 placements lacked the room, 4 needed",
+		"Unblock:      free 1 × (cpu 8, memory 32Gi) in one topology.kspatch.io/rack (best: rack=r1, 3 of 4 fit), or lower minCount to 3",
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the text lacks %q:\n%s", want, body)
+		}
+	}
+}
