@@ -127,6 +127,11 @@ func All() []Dashboard {
 					Targets:     percentiles("scheduler_pod_scheduling_sli_duration_seconds", ""),
 				},
 				{
+					Title: "Leader per instance", Unit: "short",
+					Description: "1 for the kube-scheduler instance that schedules pods (it holds the kube-system/kube-scheduler lease, or runs without leader election), 0 for a follower waiting for the lease (scheduler_leading). After a leader change the 1 moves to another instance; docs/high-availability.md says what happens to queued API calls, gangs and placement decisions.",
+					Targets:     []Target{{fmt.Sprintf("max by (instance) (scheduler_leading{%s})", sel), "{{instance}}"}},
+				},
+				{
 					Title: "Event-handling duration (p99)", Unit: "s",
 					Description: "99th percentile of the time the scheduler spends handling a cluster event (informer callbacks, requeueing unschedulable pods), by event. PreQueueingHint makes ResourceClaim events independent of the number of unschedulable pods.",
 					Targets:     []Target{quantile(0.99, "scheduler_event_handling_duration_seconds", "event")},

@@ -209,7 +209,11 @@ func (s podGroupState) String() string {
 }
 
 func getPodGroupState(ctx context.Context, c *cluster.Cluster, name string) (podGroupState, error) {
-	pg, err := c.Dynamic.Resource(cluster.PodGroupResource).Namespace("e2e").Get(ctx, name, metav1.GetOptions{})
+	return getPodGroupStateIn(ctx, c, "e2e", name)
+}
+
+func getPodGroupStateIn(ctx context.Context, c *cluster.Cluster, namespace, name string) (podGroupState, error) {
+	pg, err := c.Dynamic.Resource(cluster.PodGroupResource).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
 		return podGroupState{}, err
 	}
@@ -232,14 +236,19 @@ func getPodGroupState(ctx context.Context, c *cluster.Cluster, name string) (pod
 // scheduler writes PodGroup status asynchronously) and returns that state.
 func waitPodGroupState(ctx context.Context, t *testing.T, c *cluster.Cluster, name string, timeout time.Duration, ok func(podGroupState) bool) podGroupState {
 	t.Helper()
+	return waitPodGroupStateIn(ctx, t, c, "e2e", name, timeout, ok)
+}
+
+func waitPodGroupStateIn(ctx context.Context, t *testing.T, c *cluster.Cluster, namespace, name string, timeout time.Duration, ok func(podGroupState) bool) podGroupState {
+	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for {
-		s, err := getPodGroupState(ctx, c, name)
+		s, err := getPodGroupStateIn(ctx, c, namespace, name)
 		if err == nil && ok(s) {
 			return s
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("PodGroup e2e/%s after %s: %v (err %v)", name, timeout, s, err)
+			t.Fatalf("PodGroup %s/%s after %s: %v (err %v)", namespace, name, timeout, s, err)
 		}
 		time.Sleep(250 * time.Millisecond)
 	}

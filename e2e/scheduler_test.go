@@ -60,6 +60,13 @@ const (
 // ends.
 func startCluster(t *testing.T, gates string) *cluster.Cluster {
 	t.Helper()
+	return startClusterWith(t, cluster.Options{FeatureGates: gates})
+}
+
+// startClusterWith is startCluster with more options (the directories and
+// the log are filled in).
+func startClusterWith(t *testing.T, opts cluster.Options) *cluster.Cluster {
+	t.Helper()
 	ctx := t.Context()
 	// KSPATCH_E2E_DIR keeps each test's certificates, data and logs for a
 	// look afterwards; by default they are removed with the test.
@@ -67,13 +74,18 @@ func startCluster(t *testing.T, gates string) *cluster.Cluster {
 	if keep := os.Getenv("KSPATCH_E2E_DIR"); keep != "" {
 		dir = filepath.Join(keep, strings.ReplaceAll(t.Name(), "/", "_"))
 	}
-	c, err := cluster.Start(ctx, cluster.Options{Dir: dir, Bin: binDir(t), DeployDir: deployDir(), FeatureGates: gates, Log: testWriter{t}})
+	opts.Dir, opts.Bin, opts.DeployDir, opts.Log = dir, binDir(t), deployDir(), testWriter{t}
+	c, err := cluster.Start(ctx, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
 		if t.Failed() {
-			for _, comp := range []string{"kube-scheduler", cluster.SecondSchedulerComponent, "kube-apiserver", "kube-controller-manager", "kwok"} {
+			comps := []string{cluster.SecondSchedulerComponent, "kube-apiserver", "kube-controller-manager", "kwok"}
+			for _, r := range c.Schedulers {
+				comps = append(comps, r.Component)
+			}
+			for _, comp := range comps {
 				t.Logf("last lines of %s:\n%s", comp, c.LogTail(comp, 20))
 			}
 		}
@@ -85,12 +97,15 @@ func startCluster(t *testing.T, gates string) *cluster.Cluster {
 	return c
 }
 
+// allGatesOff turns every kspatch gate off: the scheduler is v1.33.13's.
+const allGatesOff = "SchedulerPreQueueingHints=false,SchedulerAsyncAPICalls=false,GangScheduling=false,TopologyAwareWorkloadScheduling=false"
+
 // TestScheduler runs the generic scenarios with the kspatch gates at their
 // defaults and with every kspatch gate off (v1.33.13 behaviour).
 func TestScheduler(t *testing.T) {
 	for _, tc := range []struct{ name, gates string }{
 		{"default gates", ""},
-		{"kspatch gates off", "SchedulerPreQueueingHints=false,SchedulerAsyncAPICalls=false,GangScheduling=false,TopologyAwareWorkloadScheduling=false"},
+		{"kspatch gates off", allGatesOff},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := startCluster(t, tc.gates)

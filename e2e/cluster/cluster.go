@@ -48,6 +48,11 @@ type Options struct {
 	SchedulerArgs []string
 	// AdminPort is the scheduler's admin API port; 0 picks a free one.
 	AdminPort int
+	// Replicas, when 2 or more, runs that many schedulers with leader
+	// election on one lease, as a highly available control plane does (the
+	// manifest's --leader-elect=true is kept). Otherwise one scheduler runs
+	// without leader election.
+	Replicas int
 	// Log receives progress lines; nil discards them.
 	Log io.Writer
 	// OnExit is called, after the report on Log, when a component exits
@@ -118,6 +123,9 @@ type Cluster struct {
 	Client kubernetes.Interface
 	// Dynamic is a dynamic client with cluster-admin rights (PodGroups).
 	Dynamic dynamic.Interface
+	// Schedulers are the scheduler processes: one, or Options.Replicas.
+	// The first one's ports are Admin and SchedulerSecure.
+	Schedulers []Replica
 
 	// gates are the feature gates every component runs with.
 	gates string
@@ -129,6 +137,15 @@ type Cluster struct {
 	stopping bool
 	// args remembers how each component was started, for restarts.
 	args map[string][]string
+}
+
+// Replica is one kube-scheduler process.
+type Replica struct {
+	// Component names its process and log ("kube-scheduler",
+	// "kube-scheduler-2", …).
+	Component string
+	// Admin is the base URL of its admin API, Secure of its secure port.
+	Admin, Secure string
 }
 
 // The dynamic resource allocation API the control plane serves.
@@ -181,6 +198,17 @@ func Start(ctx context.Context, opts Options) (_ *Cluster, err error) {
 	c.APIServer = "https://127.0.0.1:" + strconv.Itoa(apiPort)
 	c.Admin = "http://127.0.0.1:" + strconv.Itoa(adminPort)
 	c.SchedulerSecure = "https://127.0.0.1:" + strconv.Itoa(schedPort)
+	c.Schedulers = []Replica{{Component: "kube-scheduler", Admin: c.Admin, Secure: c.SchedulerSecure}}
+	schedPorts := [][2]int{{schedPort, adminPort}}
+	for i := 2; i <= opts.Replicas; i++ {
+		more, err := freePorts(2)
+		if err != nil {
+			return nil, err
+		}
+		schedPorts = append(schedPorts, [2]int{more[0], more[1]})
+		c.Schedulers = append(c.Schedulers, Replica{Component: fmt.Sprintf("kube-scheduler-%d", i),
+			Admin: "http://127.0.0.1:" + strconv.Itoa(more[1]), Secure: "https://127.0.0.1:" + strconv.Itoa(more[0])})
+	}
 
 	p, err := newPKI(filepath.Join(opts.Dir, "pki"))
 	if err != nil {
@@ -239,6 +267,10 @@ func Start(ctx context.Context, opts Options) (_ *Cluster, err error) {
 		gates += "," + opts.FeatureGates
 	}
 	c.gates = gates
+	auditPolicy := filepath.Join(opts.Dir, "audit-policy.yaml")
+	if err := os.WriteFile(auditPolicy, []byte(auditPolicyYAML), 0o644); err != nil {
+		return nil, err
+	}
 	fmt.Fprintf(opts.Log, "starting kube-apiserver on 127.0.0.1:%d\n", apiPort)
 	if err := c.start("kube-apiserver", "--etcd-servers", etcdURL,
 		"--bind-address", "127.0.0.1", "--secure-port", strconv.Itoa(apiPort),
@@ -257,6 +289,8 @@ func Start(ctx context.Context, opts Options) (_ *Cluster, err error) {
 		"--kubelet-preferred-address-types", "InternalIP",
 		"--runtime-config", draRuntimeConfig,
 		"--feature-gates", gates,
+		// Every Binding, with its answer, for the leader-change scenario.
+		"--audit-policy-file", auditPolicy, "--audit-log-path", c.AuditLog(),
 		"--allow-privileged"); err != nil {
 		return nil, err
 	}
@@ -334,18 +368,29 @@ func Start(ctx context.Context, opts Options) (_ *Cluster, err error) {
 			return nil, fmt.Errorf("%s: flag %s names a node path the local control plane does not replace", manifest, f)
 		}
 	}
-	args := append(manifestFlags,
-		"--leader-elect=false",
-		"--bind-address=127.0.0.1", "--secure-port="+strconv.Itoa(schedPort),
-		"--cert-dir="+c.schedulerCertDir(),
-		"--admin-address=127.0.0.1", "--admin-port="+strconv.Itoa(adminPort),
-		"--feature-gates="+gates)
-	args = append(args, opts.SchedulerArgs...)
-	if err := c.start("kube-scheduler", args...); err != nil {
-		return nil, err
+	for i, r := range c.Schedulers {
+		args := slices.Clone(manifestFlags)
+		if len(c.Schedulers) == 1 {
+			args = append(args, "--leader-elect=false")
+		}
+		certDir := c.schedulerCertDir()
+		if i > 0 {
+			certDir += "-" + strconv.Itoa(i+1)
+		}
+		args = append(args,
+			"--bind-address=127.0.0.1", "--secure-port="+strconv.Itoa(schedPorts[i][0]),
+			"--cert-dir="+certDir,
+			"--admin-address=127.0.0.1", "--admin-port="+strconv.Itoa(schedPorts[i][1]),
+			"--feature-gates="+gates)
+		args = append(args, opts.SchedulerArgs...)
+		if err := c.startBinary(r.Component, filepath.Join(c.opts.Bin, "kube-scheduler"), args...); err != nil {
+			return nil, err
+		}
 	}
-	if err := c.waitHTTP(ctx, "kube-scheduler", c.Admin+"/healthz", 60*time.Second); err != nil {
-		return nil, err
+	for _, r := range c.Schedulers {
+		if err := c.waitHTTP(ctx, r.Component, r.Admin+"/healthz", 60*time.Second); err != nil {
+			return nil, err
+		}
 	}
 	if err := c.waitDefaultServiceAccount(ctx, 60*time.Second); err != nil {
 		return nil, err
@@ -380,6 +425,77 @@ func (c *Cluster) LogTail(component string, n int) string {
 // Logs returns the path of a component's log.
 func (c *Cluster) Logs(component string) string {
 	return filepath.Join(c.opts.Dir, "logs", component+".log")
+}
+
+// AuditLog is the path of the API server's audit log: one JSON event per
+// Binding (pods/binding create), with its response code.
+func (c *Cluster) AuditLog() string { return filepath.Join(c.opts.Dir, "logs", "audit.log") }
+
+// auditPolicyYAML records the Bindings only, at the Metadata level (who,
+// which pod, the answer's code), once each when the response is sent.
+const auditPolicyYAML = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: ["RequestReceived", "ResponseStarted"]
+rules:
+- level: Metadata
+  verbs: ["create"]
+  resources:
+  - group: ""
+    resources: ["pods/binding"]
+- level: None
+`
+
+// Signal sends sig to a component and waits until it exits (up to a
+// minute); the exit is expected, not reported as a death. It returns how
+// the component ended.
+func (c *Cluster) Signal(name string, sig syscall.Signal) (Exit, error) {
+	c.mu.Lock()
+	p := c.procs[name]
+	delete(c.procs, name)
+	c.mu.Unlock()
+	if p == nil {
+		return Exit{}, fmt.Errorf("%s is not running", name)
+	}
+	p.stopped.Store(true)
+	if err := p.cmd.Process.Signal(sig); err != nil {
+		return Exit{}, fmt.Errorf("signalling %s: %w", name, err)
+	}
+	select {
+	case <-p.done:
+	case <-time.After(time.Minute):
+		_ = p.cmd.Process.Kill()
+		<-p.done
+		return Exit{}, fmt.Errorf("%s did not exit within a minute of %v; killed", name, sig)
+	}
+	e := Exit{Component: name, Code: -1, Log: c.Logs(name), Status: fmt.Sprint(p.err)}
+	if st := p.cmd.ProcessState; st != nil {
+		e.Status, e.Code = st.String(), st.ExitCode()
+	}
+	return e, nil
+}
+
+// Restart starts a component that was stopped by Signal again, with the
+// flags it was first given; for a scheduler replica, it waits until its
+// admin API answers.
+func (c *Cluster) Restart(ctx context.Context, name string) error {
+	c.mu.Lock()
+	args, running := c.args[name], c.procs[name] != nil
+	c.mu.Unlock()
+	if running {
+		return fmt.Errorf("%s is running", name)
+	}
+	if len(args) == 0 {
+		return fmt.Errorf("%s was never started", name)
+	}
+	if err := c.startBinary(name, args[0], args[1:]...); err != nil {
+		return err
+	}
+	for _, r := range c.Schedulers {
+		if r.Component == name {
+			return c.waitHTTP(ctx, name, r.Admin+"/healthz", 60*time.Second)
+		}
+	}
+	return nil
 }
 
 // RestartAPIServer stops the API server, starts it again with the same

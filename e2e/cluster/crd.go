@@ -35,6 +35,21 @@ func (c *Cluster) CreateTopologyGang(ctx context.Context, namespace, name string
 }
 
 func (c *Cluster) createGang(ctx context.Context, namespace, name string, minCount, n int, topologyKey string, o PodOptions) error {
+	if err := c.CreatePodGroup(ctx, namespace, name, minCount, topologyKey); err != nil {
+		return err
+	}
+	labels := map[string]string{PodGroupLabel: name}
+	for k, v := range o.Labels {
+		labels[k] = v
+	}
+	o.Labels = labels
+	return c.CreatePods(ctx, namespace, name, n, o)
+}
+
+// CreatePodGroup creates a PodGroup with a gang policy of minCount and, if
+// topologyKey is set, a topology constraint on that node label. Pods join
+// it with the label PodGroupLabel=name.
+func (c *Cluster) CreatePodGroup(ctx context.Context, namespace, name string, minCount int, topologyKey string) error {
 	spec := map[string]any{"schedulingPolicy": map[string]any{
 		"gang": map[string]any{"minCount": int64(minCount)},
 	}}
@@ -49,12 +64,7 @@ func (c *Cluster) createGang(ctx context.Context, namespace, name string, minCou
 	if _, err := c.Dynamic.Resource(PodGroupResource).Namespace(namespace).Create(ctx, pg, metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("creating PodGroup %s/%s: %w", namespace, name, err)
 	}
-	labels := map[string]string{PodGroupLabel: name}
-	for k, v := range o.Labels {
-		labels[k] = v
-	}
-	o.Labels = labels
-	return c.CreatePods(ctx, namespace, name, n, o)
+	return nil
 }
 
 // installCRD creates a CustomResourceDefinition from a one-document manifest

@@ -144,11 +144,16 @@ func (c *Cluster) WaitBound(ctx context.Context, namespace, prefix string, want 
 // SchedulerMetrics returns the scheduler's /metrics text (read on its secure
 // port as the cluster admin).
 func (c *Cluster) SchedulerMetrics(ctx context.Context) (string, error) {
+	return c.ReplicaMetrics(ctx, c.Schedulers[0])
+}
+
+// ReplicaMetrics returns a scheduler replica's /metrics text.
+func (c *Cluster) ReplicaMetrics(ctx context.Context, r Replica) (string, error) {
 	client, err := c.httpClient()
 	if err != nil {
 		return "", err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.SchedulerSecure+"/metrics", nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, r.Secure+"/metrics", nil)
 	if err != nil {
 		return "", err
 	}

@@ -175,7 +175,10 @@ func runScheduler(cmd *cobra.Command, opts *options.Options, adminOpts *adminOpt
 	}
 	return app.Run(ctx, cc, sched,
 		app.WithSecureHandler(securePrefix, onSecurePort(adminapi.NewRouter(adminAPI))),
-		app.WithLeaderStatus(func(f func() bool) { isLeader.Store(&f) }),
+		app.WithLeaderStatus(func(f func() bool) {
+			isLeader.Store(&f)
+			admin.SetLeading(f)
+		}),
 		app.WithLeaderIdentity(func(self string, leader func() string) { elected.Store(&leadership{self: self, leader: leader}) }),
 	)
 }

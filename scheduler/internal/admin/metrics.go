@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/component-base/metrics"
@@ -27,13 +28,38 @@ var (
 		StabilityLevel: metrics.ALPHA,
 	}, []string{"route"})
 	registerOnce sync.Once
+	// leading answers scheduler_leading; nil until SetLeading.
+	leading atomic.Pointer[func() bool]
 )
 
-// RegisterMetrics registers the admin API's metrics in the scheduler's
-// (legacy) registry, the one /metrics serves.
+// leadingValue is scheduler_leading's value.
+func leadingValue() float64 {
+	if f := leading.Load(); f != nil && (*f)() {
+		return 1
+	}
+	return 0
+}
+
+// SetLeading tells scheduler_leading whether this instance schedules: it
+// holds the leader-election lease, or runs without leader election
+// (app.WithLeaderStatus).
+func SetLeading(isLeader func() bool) { leading.Store(&isLeader) }
+
+// RegisterMetrics registers the admin API's metrics, and scheduler_leading,
+// in the scheduler's (legacy) registry, the one /metrics serves.
 func RegisterMetrics() {
 	registerOnce.Do(func() {
 		legacyregistry.MustRegister(requests, requestDuration)
+		// A GaugeFunc, read at scrape time. Unlike client-go's
+		// leader_election_master_status, which a replica exports only once
+		// it has led, every instance exports it: the overview dashboard
+		// shows the leader per instance, followers at 0.
+		legacyregistry.RawMustRegister(metrics.NewGaugeFunc(&metrics.GaugeOpts{
+			Subsystem:      "scheduler",
+			Name:           "leading",
+			Help:           "1 while this kube-scheduler schedules pods (it holds the leader-election lease, or runs without leader election), 0 while it waits for the lease.",
+			StabilityLevel: metrics.ALPHA,
+		}, leadingValue))
 	})
 }
 

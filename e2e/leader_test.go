@@ -1,0 +1,422 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"kspatch.dev/e2e/cluster"
+)
+
+// The leader-change scenario (#26): a burst of haPods pods (haDRA with a
+// device each from a claim template, haGangs gangs of haGangSize with a rack
+// constraint, the rest plain pods) on a control plane with two schedulers on
+// one lease; the leader is killed once half of them are bound.
+const (
+	haPods     = 500
+	haDRA      = 250
+	haGangs    = 3
+	haGangSize = 8
+)
+
+// TestLeaderChange runs two kspatch schedulers with the static pod's flags
+// (leader election on the kube-system/kube-scheduler lease), kills the leader
+// mid-burst with SIGKILL, then, with the killed one back as a follower, stops
+// the new leader with SIGTERM. Both with the kspatch gates at their defaults
+// and with every kspatch gate off.
+func TestLeaderChange(t *testing.T) {
+	for _, tc := range []struct{ name, gates string }{
+		{"default gates", ""},
+		{"kspatch gates off", allGatesOff},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := startClusterWith(t, cluster.Options{FeatureGates: tc.gates, Replicas: 2})
+			ctx := t.Context()
+			for _, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGTERM} {
+				name := map[syscall.Signal]string{syscall.SIGKILL: "SIGKILL", syscall.SIGTERM: "SIGTERM"}[sig]
+				t.Run(name, func(t *testing.T) { leaderChange(ctx, t, c, sig, name, tc.gates == "") })
+			}
+		})
+	}
+}
+
+// leaderChange is one run of the scenario with signal sig.
+func leaderChange(ctx context.Context, t *testing.T, c *cluster.Cluster, sig syscall.Signal, sigName string, gatesOn bool) {
+	ns := "ha-" + strings.ToLower(sigName)
+	if err := c.CreateNamespace(ctx, ns); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.CreateClaimTemplate(ctx, ns, "gpu"); err != nil {
+		t.Fatal(err)
+	}
+	old := waitLeader(ctx, t, c, "")
+	// The other one says it waits for the lease.
+	for _, r := range c.Schedulers {
+		if r.Component == old.Component {
+			continue
+		}
+		text, err := c.ReplicaMetrics(ctx, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v, ok := cluster.MetricValue(text, "scheduler_leading"); !ok || v != 0 {
+			t.Errorf("follower %s: scheduler_leading %v (exported: %v), want 0", r.Component, v, ok)
+		}
+	}
+	leaseBefore := schedulerLease(ctx, t, c)
+	t.Logf("leader: %s (lease holder %s, %d transitions)", old.Component, ptrString(leaseBefore.Spec.HolderIdentity), ptrInt(leaseBefore.Spec.LeaseTransitions))
+
+	// The burst: the gangs' PodGroups first, then every pod, a gang at the
+	// start, one in the middle (bound about when the leader goes) and one
+	// at the end.
+	var pods []*v1.Pod
+	gangAt := map[int]int{0: 0, haPods/2 - haGangSize: 1, haPods - haGangSize: 2} // first pod → gang
+	plain, dra := 0, 0
+	for g := range haGangs {
+		if err := c.CreatePodGroup(ctx, ns, gangName(g), haGangSize, cluster.RackLabel); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for len(pods) < haPods {
+		if g, ok := gangAt[len(pods)]; ok {
+			for m := range haGangSize {
+				pods = append(pods, cluster.Pod(ns, fmt.Sprintf("%s-%d", gangName(g), m),
+					cluster.PodOptions{Labels: map[string]string{cluster.PodGroupLabel: gangName(g)}}))
+			}
+			continue
+		}
+		// Alternate DRA and plain pods until haDRA have a device.
+		if dra < haDRA && (len(pods)%2 == 0 || plain >= haPods-haDRA-haGangs*haGangSize) {
+			pods = append(pods, cluster.Pod(ns, fmt.Sprintf("dra-%d", dra), cluster.PodOptions{ClaimTemplate: "gpu"}))
+			dra++
+		} else {
+			pods = append(pods, cluster.Pod(ns, fmt.Sprintf("plain-%d", plain), cluster.PodOptions{}))
+			plain++
+		}
+	}
+	created := make(chan error, 1)
+	go func() { created <- createConcurrently(ctx, c, pods, 8) }()
+
+	// Kill the leader once half the pods are bound.
+	start := time.Now()
+	boundAtKill := 0
+	for boundAtKill < haPods/2 {
+		n, err := c.CountBound(ctx, ns, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		boundAtKill = n
+		if time.Since(start) > 3*time.Minute {
+			t.Fatalf("%d of %d pods bound after 3 minutes, before the leader was stopped", n, haPods)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	tKill := time.Now()
+	exit, err := c.Signal(old.Component, sig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tExit := time.Now()
+	// The stopped scheduler comes back as a follower, whatever happens.
+	defer func() {
+		if err := c.Restart(ctx, old.Component); err != nil {
+			t.Errorf("restarting %s: %v", old.Component, err)
+		}
+	}()
+	t.Logf("%s sent to %s with %d of %d pods bound; it ended after %.2fs: %s", sigName, old.Component, boundAtKill, haPods, tExit.Sub(tKill).Seconds(), exit.Status)
+	if sig == syscall.SIGTERM && exit.Code != 0 {
+		t.Errorf("%s exited with %s after SIGTERM, want exit status 0 (graceful); its log is %s", old.Component, exit.Status, exit.Log)
+	}
+
+	// The other scheduler takes the lease.
+	leader := waitLeader(ctx, t, c, old.Component)
+	tLeader := time.Now()
+	leaseAfter := schedulerLease(ctx, t, c)
+	if ptrString(leaseAfter.Spec.HolderIdentity) == ptrString(leaseBefore.Spec.HolderIdentity) {
+		t.Errorf("the lease is still held by %s", ptrString(leaseAfter.Spec.HolderIdentity))
+	}
+	if ptrInt(leaseAfter.Spec.LeaseTransitions) <= ptrInt(leaseBefore.Spec.LeaseTransitions) {
+		t.Errorf("lease transitions %d after the change, %d before: want more", ptrInt(leaseAfter.Spec.LeaseTransitions), ptrInt(leaseBefore.Spec.LeaseTransitions))
+	}
+
+	if err := <-created; err != nil {
+		t.Fatal(err)
+	}
+	// Every pod ends bound.
+	if _, err := c.WaitBound(ctx, ns, "", haPods, 3*time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if gatesOn {
+		// The new leader's queue has sent what it holds before the pods'
+		// conditions are read.
+		waitNoPendingAPICalls(ctx, t, c, leader)
+	}
+	podList, err := c.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// No pod bound twice; conflicts only where a retry explains them.
+	calls, err := c.Bindings(ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bound := map[string][]time.Time{}
+	var others []cluster.BindingCall
+	var last time.Time
+	for _, b := range calls {
+		if b.Code == 201 {
+			bound[b.Pod] = append(bound[b.Pod], b.At)
+			if b.At.After(last) {
+				last = b.At
+			}
+		} else {
+			others = append(others, b)
+		}
+	}
+	var twice, never []string
+	beforeExit := 0
+	for _, p := range podList.Items {
+		switch n := len(bound[p.Name]); {
+		case n == 0:
+			never = append(never, p.Name)
+		case n > 1:
+			twice = append(twice, fmt.Sprintf("%s (%d times)", p.Name, n))
+		default:
+			if bound[p.Name][0].Before(tExit) {
+				beforeExit++
+			}
+		}
+	}
+	if len(twice) > 0 || len(never) > 0 {
+		t.Errorf("Bindings the API server accepted: pods bound more than once %v; bound pods with no accepted Binding %v", twice, never)
+	}
+	explained := 0
+	var unexplained []string
+	for _, b := range others {
+		// A 409 for a pod bound before it (the new leader acting on a view
+		// from before the old leader's last binding) is what a retry
+		// explains; the retry finds the pod bound.
+		if b.Code == 409 && len(bound[b.Pod]) == 1 && bound[b.Pod][0].Before(b.At) {
+			explained++
+			continue
+		}
+		unexplained = append(unexplained, fmt.Sprintf("%s: HTTP %d at %s", b.Pod, b.Code, b.At.Format(time.StampMicro)))
+	}
+	if len(unexplained) > 0 {
+		t.Errorf("Bindings rejected with no earlier binding of their pod: %v", unexplained)
+	}
+
+	// No running pod has PodScheduled=False.
+	var stale []string
+	for _, p := range podList.Items {
+		if cond := podScheduledCondition(&p); p.Spec.NodeName != "" && cond != nil && cond.Status == v1.ConditionFalse {
+			stale = append(stale, fmt.Sprintf("%s (%s: %s)", p.Name, cond.Reason, cond.Message))
+		}
+	}
+	if len(stale) > 0 {
+		t.Errorf("%d bound pods have PodScheduled=False: %v", len(stale), stale)
+	}
+
+	// No gang partly bound: each one whole in one rack, and its PodGroup
+	// says so. (With GangScheduling off the members are ordinary pods.)
+	if gatesOn {
+		racks := nodeRacks(ctx, t, c)
+		for g := range haGangs {
+			inRack := map[string][]string{}
+			members := 0
+			for _, p := range podList.Items {
+				if p.Labels[cluster.PodGroupLabel] == gangName(g) {
+					members++
+					inRack[racks[p.Spec.NodeName]] = append(inRack[racks[p.Spec.NodeName]], p.Name)
+				}
+			}
+			if members != haGangSize || len(inRack) != 1 {
+				t.Errorf("gang %s: %d members in racks %v, want %d in one rack", gangName(g), members, inRack, haGangSize)
+			}
+			s := waitPodGroupStateIn(ctx, t, c, ns, gangName(g), 30*time.Second, func(s podGroupState) bool {
+				return s.scheduled == haGangSize && s.status == "True"
+			})
+			t.Logf("PodGroup %s/%s: %v", ns, gangName(g), s)
+		}
+	}
+
+	// SIGTERM: the old leader's queue sent what it held before it let the
+	// lease go, and said so.
+	drain := "none (no API call queue with the gates off)"
+	if sig == syscall.SIGTERM {
+		line, at := lastLogLine(t, exit.Log, "Asynchronous API call queue stopped", tKill)
+		switch {
+		case !gatesOn && line != "":
+			t.Errorf("with the kspatch gates off, %s logged %q", old.Component, line)
+		case gatesOn && line == "":
+			t.Errorf("%s logged no line on its API call queue after SIGTERM; its log is %s", old.Component, exit.Log)
+		case gatesOn:
+			drain = line[strings.Index(line, "] ")+2:]
+			if strings.Contains(line, "before sending every queued call") {
+				t.Errorf("the old leader dropped API calls on SIGTERM with a healthy API server: %s", drain)
+			}
+			if acquired := leaseAfter.Spec.AcquireTime; acquired == nil || !acquired.Time.After(at) {
+				t.Errorf("the new leader acquired the lease at %v, not after the old leader's queue stopped (%s)", acquired, at.Format(time.StampMicro))
+			}
+		}
+	}
+
+	acquired := "unknown"
+	if a := leaseAfter.Spec.AcquireTime; a != nil {
+		acquired = fmt.Sprintf("+%.2fs", a.Time.Sub(tKill).Seconds())
+	}
+	t.Logf("timeline (%s): %s at 0s with %d/%d bound; exited +%.2fs; %s acquired the lease %s (seen leading +%.2fs); last pod bound +%.2fs",
+		ns, sigName, boundAtKill, haPods, tExit.Sub(tKill).Seconds(), leader.Component, acquired, tLeader.Sub(tKill).Seconds(), last.Sub(tKill).Seconds())
+	t.Logf("counts (%s): %d pods bound once each (%d before the old leader exited, %d after), 0 twice; %d Bindings rejected as conflicts, each after its pod's binding; %d bound pods with PodScheduled=False; old leader's queue: %s",
+		ns, len(podList.Items), beforeExit, len(podList.Items)-beforeExit, explained, len(stale), drain)
+
+}
+
+func gangName(g int) string { return "gang-" + strconv.Itoa(g) }
+
+// createConcurrently creates pods with n clients at once.
+func createConcurrently(ctx context.Context, c *cluster.Cluster, pods []*v1.Pod, n int) error {
+	work := make(chan *v1.Pod)
+	errs := make(chan error, n)
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for p := range work {
+				if _, err := c.Client.CoreV1().Pods(p.Namespace).Create(ctx, p, metav1.CreateOptions{}); err != nil {
+					errs <- fmt.Errorf("creating pod %s/%s: %w", p.Namespace, p.Name, err)
+					return
+				}
+			}
+		}()
+	}
+	var err error
+feed:
+	for _, p := range pods {
+		select {
+		case work <- p:
+		case err = <-errs:
+			break feed
+		}
+	}
+	close(work)
+	wg.Wait()
+	if err == nil {
+		select {
+		case err = <-errs:
+		default:
+		}
+	}
+	return err
+}
+
+// waitLeader waits until a scheduler replica other than not reports that it
+// leads (scheduler_leading 1 on its /metrics, the overview dashboard's
+// leader panel) and returns it.
+func waitLeader(ctx context.Context, t *testing.T, c *cluster.Cluster, not string) cluster.Replica {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		for _, r := range c.Schedulers {
+			if r.Component == not {
+				continue
+			}
+			text, err := c.ReplicaMetrics(ctx, r)
+			if err != nil {
+				continue
+			}
+			if v, ok := cluster.MetricValue(text, "scheduler_leading"); ok && v >= 1 {
+				return r
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no scheduler replica (other than %q) leads after a minute", not)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func schedulerLease(ctx context.Context, t *testing.T, c *cluster.Cluster) *coordinationv1.Lease {
+	t.Helper()
+	l, err := c.Client.CoordinationV1().Leases("kube-system").Get(ctx, "kube-scheduler", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// waitNoPendingAPICalls waits until replica r's asynchronous API call queue
+// holds nothing (scheduler_pending_async_api_calls sums to 0).
+func waitNoPendingAPICalls(ctx context.Context, t *testing.T, c *cluster.Cluster, r cluster.Replica) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		text, err := c.ReplicaMetrics(ctx, r)
+		if err == nil {
+			if v, _ := cluster.MetricValue(text, "scheduler_pending_async_api_calls"); v == 0 {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s still has pending API calls after 30s (err %v)", r.Component, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// klogHeader is the start of a klog text line: severity, mmdd, time of day.
+var klogHeader = regexp.MustCompile(`^[IWEF](\d{2})(\d{2}) (\d{2}:\d{2}:\d{2}\.\d{6})`)
+
+// lastLogLine returns the last line of the log at path that contains what
+// and was written after since, and its time; "" when there is none.
+func lastLogLine(t *testing.T, path, what string, since time.Time) (string, time.Time) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var line string
+	var at time.Time
+	for _, l := range strings.Split(string(data), "\n") {
+		if !strings.Contains(l, what) {
+			continue
+		}
+		m := klogHeader.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		ts, err := time.ParseInLocation("2006 01 02 15:04:05.000000", fmt.Sprintf("%d %s %s %s", since.Year(), m[1], m[2], m[3]), time.Local)
+		if err != nil || ts.Before(since.Truncate(time.Microsecond)) {
+			continue
+		}
+		line, at = l, ts
+	}
+	return line, at
+}
+
+func ptrString(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func ptrInt(i *int32) int32 {
+	if i == nil {
+		return 0
+	}
+	return *i
+}
