@@ -74,9 +74,10 @@ var legendRE = regexp.MustCompile(`\{\{\s*([A-Za-z0-9_]+)\s*\}\}`)
 
 // dashboardsShowData runs every panel query of the dashboards (uids) over
 // the time the cluster has been up, requires at least one series from each,
-// and draws them in _output/dashboards/<uid>.png (<uid>-gates-off.png when
-// the kspatch gates are off).
-func dashboardsShowData(ctx context.Context, t *testing.T, base string, since time.Time, uids map[string]bool, gatesOff bool) {
+// and draws them in _output/dashboards/<uid>.png (<uid>-<variant>.png for a
+// variant of the run: "gates-off" when the kspatch gates are off,
+// "leader-change" for the leader-change scenario).
+func dashboardsShowData(ctx context.Context, t *testing.T, base string, since time.Time, uids map[string]bool, variant string) {
 	if base == "" {
 		t.Skip("no Prometheus (KSPATCH_PROMETHEUS)")
 	}
@@ -117,8 +118,12 @@ func dashboardsShowData(ctx context.Context, t *testing.T, base string, since ti
 			}
 			var buf bytes.Buffer
 			title, suffix := d.Title, ""
-			if gatesOff {
+			switch variant {
+			case "":
+			case "gates-off":
 				title, suffix = title+" (kspatch gates off)", "-gates-off"
+			default:
+				title, suffix = title+" ("+strings.ReplaceAll(variant, "-", " ")+")", "-"+variant
 			}
 			if err := chart.Render(&buf, title, panels); err != nil {
 				t.Fatal(err)

@@ -43,9 +43,22 @@ func TestLeaderChange(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := startClusterWith(t, cluster.Options{FeatureGates: tc.gates, Replicas: 2})
 			ctx := t.Context()
+			// With the default gates, Prometheus scrapes both replicas and
+			// the overview dashboard is drawn at the end: the leader moves
+			// from one instance to the other and back.
+			var promBase string
+			since := time.Now()
+			if tc.gates == "" {
+				promBase = startPrometheus(ctx, t, c)
+			}
 			for _, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGTERM} {
 				name := map[syscall.Signal]string{syscall.SIGKILL: "SIGKILL", syscall.SIGTERM: "SIGTERM"}[sig]
 				t.Run(name, func(t *testing.T) { leaderChange(ctx, t, c, sig, name, tc.gates == "") })
+			}
+			if tc.gates == "" {
+				t.Run("the overview dashboard shows the leader per instance", func(t *testing.T) {
+					leaderPerInstance(ctx, t, c, promBase, since)
+				})
 			}
 		})
 	}
@@ -61,14 +74,23 @@ func leaderChange(ctx context.Context, t *testing.T, c *cluster.Cluster, sig sys
 		t.Fatal(err)
 	}
 	old := waitLeader(ctx, t, c, "")
-	// The other one says it waits for the lease.
+	var err error
+	// The other one says it waits for the lease. (A replica just restarted
+	// answers 403 until it has read the client CA it authenticates with.)
 	for _, r := range c.Schedulers {
 		if r.Component == old.Component {
 			continue
 		}
-		text, err := c.ReplicaMetrics(ctx, r)
+		var text string
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			if text, err = c.ReplicaMetrics(ctx, r); err == nil || time.Now().After(deadline) {
+				break
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("follower %s: %v", r.Component, err)
 		}
 		if v, ok := cluster.MetricValue(text, "scheduler_leading"); !ok || v != 0 {
 			t.Errorf("follower %s: scheduler_leading %v (exported: %v), want 0", r.Component, v, ok)
@@ -254,7 +276,10 @@ func leaderChange(ctx context.Context, t *testing.T, c *cluster.Cluster, sig sys
 
 	// SIGTERM: the old leader's queue sent what it held before it let the
 	// lease go, and said so.
-	drain := "none (no API call queue with the gates off)"
+	drain := "lost with the process (SIGKILL)"
+	if !gatesOn {
+		drain = "none (no API call queue with the gates off)"
+	}
 	if sig == syscall.SIGTERM {
 		line, at := lastLogLine(t, exit.Log, "Asynchronous API call queue stopped", tKill)
 		switch {
@@ -282,6 +307,37 @@ func leaderChange(ctx context.Context, t *testing.T, c *cluster.Cluster, sig sys
 	t.Logf("counts (%s): %d pods bound once each (%d before the old leader exited, %d after), 0 twice; %d Bindings rejected as conflicts, each after its pod's binding; %d bound pods with PodScheduled=False; old leader's queue: %s",
 		ns, len(podList.Items), beforeExit, len(podList.Items)-beforeExit, explained, len(stale), drain)
 
+}
+
+// leaderPerInstance checks, in Prometheus, that each replica led at some
+// point of the run (scheduler_leading 1; each led in one of the scenarios)
+// and draws the overview dashboard of the run.
+func leaderPerInstance(ctx context.Context, t *testing.T, c *cluster.Cluster, base string, since time.Time) {
+	if base == "" {
+		t.Skip("no Prometheus (KSPATCH_PROMETHEUS)")
+	}
+	window := time.Since(since).Round(time.Second) + 10*time.Second
+	q := fmt.Sprintf(`max by (instance) (max_over_time(scheduler_leading{job="kube-scheduler"}[%s]))`, window)
+	var led map[string]string
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var err error
+		led, err = cluster.PromQuery(ctx, base, q)
+		if err == nil && len(led) == len(c.Schedulers) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: %v (err %v), want one series per replica (%d)", q, led, err, len(c.Schedulers))
+		}
+		time.Sleep(2 * time.Second)
+	}
+	for instance, v := range led {
+		if v != "1" {
+			t.Errorf("instance %s never reported scheduler_leading 1 (max %s); each replica led in one scenario", instance, v)
+		}
+	}
+	t.Logf("%s: %v", q, led)
+	dashboardsShowData(ctx, t, base, since, map[string]bool{"kspatch-overview": true}, "leader-change")
 }
 
 func gangName(g int) string { return "gang-" + strconv.Itoa(g) }

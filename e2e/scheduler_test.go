@@ -144,7 +144,11 @@ func TestScheduler(t *testing.T) {
 			// stay empty.
 			gatesOff := tc.gates != ""
 			dashboards := map[string]bool{"kspatch-overview": true, "kspatch-prequeueinghint": !gatesOff, "kspatch-apicalls": !gatesOff, "kspatch-podgroups": !gatesOff}
-			t.Run("dashboards show live data", func(t *testing.T) { dashboardsShowData(ctx, t, promBase, since, dashboards, gatesOff) })
+			variant := ""
+			if gatesOff {
+				variant = "gates-off"
+			}
+			t.Run("dashboards show live data", func(t *testing.T) { dashboardsShowData(ctx, t, promBase, since, dashboards, variant) })
 		})
 	}
 }

@@ -17,7 +17,7 @@ import (
 const PrometheusComponent = "prometheus"
 
 // StartPrometheus runs the Prometheus binary on a free loopback port,
-// scraping the scheduler's and the API server's /metrics every 5 seconds
+// scraping the schedulers' (every replica) and the API server's /metrics every 5 seconds
 // with the admin client certificate, and returns its URL once it is ready.
 func (c *Cluster) StartPrometheus(ctx context.Context, binary string) (string, error) {
 	dir := filepath.Join(c.opts.Dir, "prometheus")
@@ -29,7 +29,11 @@ func (c *Cluster) StartPrometheus(ctx context.Context, binary string) (string, e
 		return "", err
 	}
 	pkiDir := filepath.Join(c.opts.Dir, "pki")
-	job := func(name, base string) string {
+	job := func(name string, bases ...string) string {
+		var targets []string
+		for _, b := range bases {
+			targets = append(targets, strconv.Quote(strings.TrimPrefix(b, "https://")))
+		}
 		return fmt.Sprintf(`- job_name: %s
   scheme: https
   tls_config:
@@ -37,11 +41,15 @@ func (c *Cluster) StartPrometheus(ctx context.Context, binary string) (string, e
     key_file: %s
     insecure_skip_verify: true # loopback, the cluster's own self-signed serving certificates
   static_configs:
-  - targets: [%q]
-`, name, filepath.Join(pkiDir, "admin.crt"), filepath.Join(pkiDir, "admin.key"), strings.TrimPrefix(base, "https://"))
+  - targets: [%s]
+`, name, filepath.Join(pkiDir, "admin.crt"), filepath.Join(pkiDir, "admin.key"), strings.Join(targets, ", "))
+	}
+	var schedulers []string
+	for _, r := range c.Schedulers {
+		schedulers = append(schedulers, r.Secure)
 	}
 	config := "global:\n  scrape_interval: 5s\n  evaluation_interval: 5s\nscrape_configs:\n" +
-		job("kube-scheduler", c.SchedulerSecure) + job("kube-apiserver", c.APIServer)
+		job("kube-scheduler", schedulers...) + job("kube-apiserver", c.APIServer)
 	configFile := filepath.Join(dir, "prometheus.yml")
 	if err := os.WriteFile(configFile, []byte(config), 0o644); err != nil {
 		return "", err
