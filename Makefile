@@ -198,8 +198,11 @@ test-dashboards: upstream ## lint dashboards/ against the metrics the patched sc
 		KSPATCH_REQUIRE_METRICS=1 go test -count=1 ./...
 
 test-e2e: build tools cluster-bins ## end-to-end scenarios on a local control plane (e2e/; installs Debian's prometheus when missing)
+	@mkdir -p $(OUT)/test-logs && rm -f $(OUT)/test-logs/e2e-report.txt
 	prom=$$(scripts/ensure-prometheus) && cd e2e && KSPATCH_REQUIRE_E2E=1 KSPATCH_BIN=$(BIN) KSPATCH_PROMETHEUS=$$prom \
-		go test -count=1 -timeout 25m ./...
+		KSPATCH_E2E_REPORT=$(OUT)/test-logs/e2e-report.txt go test -count=1 -timeout 25m ./...
+	@# The leader-change timelines and counts (go test shows no log of a passing test).
+	@if [ -f $(OUT)/test-logs/e2e-report.txt ]; then cat $(OUT)/test-logs/e2e-report.txt; fi
 
 test-scripts: upstream ## the series scripts, including their failure paths
 	scripts/test-scripts

@@ -302,11 +302,37 @@ func leaderChange(ctx context.Context, t *testing.T, c *cluster.Cluster, sig sys
 	if a := leaseAfter.Spec.AcquireTime; a != nil {
 		acquired = fmt.Sprintf("+%.2fs", a.Time.Sub(tKill).Seconds())
 	}
-	t.Logf("timeline (%s): %s at 0s with %d/%d bound; exited +%.2fs; %s acquired the lease %s (seen leading +%.2fs); last pod bound +%.2fs",
-		ns, sigName, boundAtKill, haPods, tExit.Sub(tKill).Seconds(), leader.Component, acquired, tLeader.Sub(tKill).Seconds(), last.Sub(tKill).Seconds())
-	t.Logf("counts (%s): %d pods bound once each (%d before the old leader exited, %d after), 0 twice; %d Bindings rejected as conflicts, each after its pod's binding; %d bound pods with PodScheduled=False; old leader's queue: %s",
-		ns, len(podList.Items), beforeExit, len(podList.Items)-beforeExit, explained, len(stale), drain)
+	gates := "default gates"
+	if !gatesOn {
+		gates = "kspatch gates off"
+	}
+	report(t, fmt.Sprintf("timeline (%s, %s): %s at 0s with %d/%d bound; exited +%.2fs; %s acquired the lease %s (seen leading +%.2fs); last pod bound +%.2fs",
+		ns, gates, sigName, boundAtKill, haPods, tExit.Sub(tKill).Seconds(), leader.Component, acquired, tLeader.Sub(tKill).Seconds(), last.Sub(tKill).Seconds()))
+	report(t, fmt.Sprintf("counts (%s, %s): %d pods bound once each (%d before the old leader exited, %d after), 0 twice; %d Bindings rejected as conflicts, each after its pod's binding; %d bound pods with PodScheduled=False; old leader's queue: %s",
+		ns, gates, len(podList.Items), beforeExit, len(podList.Items)-beforeExit, explained, len(stale), drain))
+}
 
+// report logs line and, when KSPATCH_E2E_REPORT names a file, appends it
+// there: go test prints no log of a passing test without -v, and make
+// test-e2e prints that file after the run, so CI's output has the
+// leader-change timelines.
+func report(t *testing.T, line string) {
+	t.Helper()
+	t.Log(line)
+	path := os.Getenv("KSPATCH_E2E_REPORT")
+	if path == "" {
+		return
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err == nil {
+		_, err = fmt.Fprintln(f, line)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		t.Errorf("KSPATCH_E2E_REPORT: %v", err)
+	}
 }
 
 // leaderPerInstance checks, in Prometheus, that each replica led at some
