@@ -12,19 +12,26 @@ export PATH := $(BIN):$(PATH)
 
 # Version stamping (k8s.io/component-base/version): VERSION holds the release
 # name; commit, tree state and date are the project checkout's. The date is
-# the commit's, so the same commit always builds the same binary and image.
+# the commit's, so the same commit always builds the same binary and image
+# (docs/releases.md says what else reproducible builds rest on).
 KSPATCH_VERSION := $(shell cat VERSION)
+BASE_VERSION    := $(shell sed -n 's/^version //p' patches/BASE)
 GIT_COMMIT      := $(shell git rev-parse -q --verify HEAD 2>/dev/null || echo unknown)
 GIT_TREE_STATE  := $(shell if [ -z "$$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then echo clean; else echo dirty; fi)
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
 BUILD_DATE      := $(shell date -u -d @$(SOURCE_DATE_EPOCH) +%Y-%m-%dT%H:%M:%SZ)
-VERSION_MAJOR   := $(word 1,$(subst ., ,$(patsubst v%,%,$(KSPATCH_VERSION))))
-VERSION_MINOR   := $(word 2,$(subst ., ,$(patsubst v%,%,$(KSPATCH_VERSION))))
-LDFLAGS := -s -w $(foreach pkg,k8s.io/component-base/version k8s.io/client-go/pkg/version,\
-	-X $(pkg).gitVersion=$(KSPATCH_VERSION) -X $(pkg).gitCommit=$(GIT_COMMIT) \
-	-X $(pkg).gitTreeState=$(GIT_TREE_STATE) -X $(pkg).buildDate=$(BUILD_DATE) \
-	-X $(pkg).gitMajor=$(VERSION_MAJOR) -X $(pkg).gitMinor=$(VERSION_MINOR))
-GOBUILD := CGO_ENABLED=0 go build -ldflags '$(LDFLAGS)'
+# $(call version_ldflags,VERSION,COMMIT,TREE_STATE,DATE): -s -w and the -X
+# flags of both version packages. The arguments may be shell expansions
+# ($$commit) when the value is only known inside a recipe.
+version_ldflags = -s -w $(foreach pkg,k8s.io/component-base/version k8s.io/client-go/pkg/version,\
+	-X $(pkg).gitVersion=$(1) -X $(pkg).gitCommit=$(2) -X $(pkg).gitTreeState=$(3) -X $(pkg).buildDate=$(4) \
+	-X $(pkg).gitMajor=$(word 1,$(subst ., ,$(patsubst v%,%,$(1)))) -X $(pkg).gitMinor=$(word 2,$(subst ., ,$(patsubst v%,%,$(1)))))
+LDFLAGS := $(call version_ldflags,$(KSPATCH_VERSION),$(GIT_COMMIT),$(GIT_TREE_STATE),$(BUILD_DATE))
+# Every Go build of a shipped binary: static, no file system paths in the
+# binary (-trimpath, which also keeps one variant of each package in the Go
+# build cache), no VCS stamp from the go command (the ldflags carry it).
+GOBUILD_FLAGS := CGO_ENABLED=0 go build -trimpath -buildvcs=false
+GOBUILD := $(GOBUILD_FLAGS) -ldflags '$(LDFLAGS)'
 
 # Upstream's unit tests of the scheduler on the patched tree.
 UPSTREAM_TEST_PKGS ?= ./pkg/scheduler/... ./cmd/kube-scheduler/...
@@ -58,7 +65,12 @@ build: upstream ## _output/bin/kube-scheduler from the patched tree, and the kub
 build-vanilla: ## _output/bin/kube-scheduler-vanilla from the unpatched release
 	@if [ ! -f $(VANILLA)/go.mod ]; then source scripts/lib.sh && read_base patches/BASE && \
 		make_tree $(VANILLA) $$BASE_MODULE $$BASE_VERSION $$BASE_SUM; fi
-	cd $(VANILLA) && GOWORK=off $(GOBUILD) -o $(BIN)/kube-scheduler-vanilla ./cmd/kube-scheduler
+	@# Stamped as the plain upstream release, with the vanilla tree's own commit, state and date.
+	cd $(VANILLA) && commit=$$(git rev-parse HEAD) && date=$$(date -u -d @$$(git log -1 --format=%ct) +%Y-%m-%dT%H:%M:%SZ) && \
+		state=$$(if [ -z "$$(git status --porcelain --untracked-files=no)" ]; then echo clean; else echo dirty; fi) && \
+		GOWORK=off $(GOBUILD_FLAGS) -ldflags "$(call version_ldflags,$(BASE_VERSION),$$commit,$$state,$$date)" \
+		-o $(BIN)/kube-scheduler-vanilla ./cmd/kube-scheduler
+	@$(BIN)/kube-scheduler-vanilla --version
 
 image: build ## OCI image (layout and tarball) in _output/image, no container engine
 	cd scheduler/image && GOWORK=off go run . --binary $(BIN)/kube-scheduler --out $(IMAGE_OUT) \
@@ -207,9 +219,12 @@ test-e2e: build tools cluster-bins ## end-to-end scenarios on a local control pl
 test-scripts: upstream ## the series scripts, including their failure paths
 	scripts/test-scripts
 
-test-image: image ## open the built image, check it, run its binary
+test-image: image build-vanilla ## open the built image, check it, run its binary; both binaries' version stamps
 	cd scheduler/image && GOWORK=off KSPATCH_IMAGE_DIR=$(IMAGE_OUT) KSPATCH_IMAGE_VERSION=$(KSPATCH_VERSION) \
-		go test -count=1 -run 'TestImage' ./...
+		KSPATCH_REQUIRE_BINARIES=1 KSPATCH_SCHEDULER_BINARY=$(BIN)/kube-scheduler KSPATCH_SCHEDULER_VERSION=$(KSPATCH_VERSION) \
+		KSPATCH_SCHEDULER_COMMIT=$(GIT_COMMIT) KSPATCH_VANILLA_BINARY=$(BIN)/kube-scheduler-vanilla \
+		KSPATCH_VANILLA_VERSION=$(BASE_VERSION) KSPATCH_VANILLA_COMMIT=$$(git -C $(VANILLA) rev-parse HEAD) \
+		go test -count=1 -run 'TestImage|TestBinaryVersions' ./...
 
 .PHONY: clean
 clean: ## remove _output (the patched tree too: export your commits first)
