@@ -74,7 +74,26 @@ build-vanilla: ## _output/bin/kube-scheduler-vanilla from the unpatched release
 
 image: build ## OCI image (layout and tarball) in _output/image, no container engine
 	cd scheduler/image && GOWORK=off go run . --binary $(BIN)/kube-scheduler --out $(IMAGE_OUT) \
-		--version $(KSPATCH_VERSION) --revision $(GIT_COMMIT)
+		--version $(KSPATCH_VERSION) --revision $(GIT_COMMIT) --created $(BUILD_DATE)
+
+##@ Release (docs/releases.md)
+.PHONY: release-cut release release-artifacts
+RELEASE_DIR ?= $(OUT)/release
+release-cut: ## set VERSION and move CHANGELOG.md's Unreleased entries under it, to commit (RELEASE=v1.33.13-kspatch.N)
+	@if [ -z "$(RELEASE)" ]; then echo "error: say which release: make release-cut RELEASE=$(BASE_VERSION)-kspatch.N" >&2; exit 2; fi
+	scripts/release cut '$(RELEASE)'
+
+release: upstream ## build the committed VERSION from a clean tree into _output/release, with SHA256SUMS; prints the digests
+	scripts/release build $(RELEASE_DIR)
+
+# The artifacts alone, into RELEASE_DIR (scripts/release runs it, after its checks).
+release-artifacts:
+	@mkdir -p $(RELEASE_DIR) && rm -rf $(RELEASE_DIR)/.image
+	cd scheduler && $(GOBUILD) -o $(RELEASE_DIR)/kube-scheduler ./cmd/kube-scheduler
+	cd scheduler && $(GOBUILD) -o $(RELEASE_DIR)/kubectl-kspatch ./cmd/kubectl-kspatch
+	cd scheduler/image && GOWORK=off go run . --binary $(RELEASE_DIR)/kube-scheduler --out $(RELEASE_DIR)/.image \
+		--version $(KSPATCH_VERSION) --revision $(GIT_COMMIT) --created $(BUILD_DATE)
+	mv $(RELEASE_DIR)/.image/kube-scheduler.oci.tar $(RELEASE_DIR)/ && rm -rf $(RELEASE_DIR)/.image
 
 tools: upstream ## etcd for integration tests and the local control plane
 	scripts/build-tools
@@ -219,12 +238,14 @@ test-e2e: build tools cluster-bins ## end-to-end scenarios on a local control pl
 test-scripts: upstream ## the series scripts, including their failure paths
 	scripts/test-scripts
 
-test-image: image build-vanilla ## open the built image, check it, run its binary; both binaries' version stamps
+test-image: image build-vanilla ## open the built image, check it, run its binary; both binaries' version stamps; the release scripts, and two release builds compared
 	cd scheduler/image && GOWORK=off KSPATCH_IMAGE_DIR=$(IMAGE_OUT) KSPATCH_IMAGE_VERSION=$(KSPATCH_VERSION) \
 		KSPATCH_REQUIRE_BINARIES=1 KSPATCH_SCHEDULER_BINARY=$(BIN)/kube-scheduler KSPATCH_SCHEDULER_VERSION=$(KSPATCH_VERSION) \
 		KSPATCH_SCHEDULER_COMMIT=$(GIT_COMMIT) KSPATCH_VANILLA_BINARY=$(BIN)/kube-scheduler-vanilla \
 		KSPATCH_VANILLA_VERSION=$(BASE_VERSION) KSPATCH_VANILLA_COMMIT=$$(git -C $(VANILLA) rev-parse HEAD) \
 		go test -count=1 -run 'TestImage|TestBinaryVersions' ./...
+	scripts/test-release
+	scripts/release check
 
 .PHONY: clean
 clean: ## remove _output (the patched tree too: export your commits first)

@@ -3,6 +3,9 @@ package main
 import (
 	"archive/tar"
 	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
@@ -54,13 +57,26 @@ func buildImage(spec imageSpec) (v1.Image, error) {
 	if err != nil {
 		return nil, fmt.Errorf("building layer: %w", err)
 	}
+	layerGz, err := gzipLayer(layerTar)
+	if err != nil {
+		return nil, fmt.Errorf("compressing layer: %w", err)
+	}
+	// The layer is handed over compressed, so go-containerregistry keeps
+	// these bytes as they are.
 	layer, err := tarball.LayerFromOpener(
-		func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(layerTar)), nil },
+		func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(layerGz)), nil },
 		tarball.WithMediaType(types.OCILayer), // gzip-compressed OCI layer
-		tarball.WithCompressedCaching,         // gzip the 60+ MiB layer only once
 	)
 	if err != nil {
 		return nil, fmt.Errorf("building layer: %w", err)
+	}
+	// Refuse a layer that is not exactly our gzip stream (the library
+	// recompresses, e.g. as estargz when GGCR_EXPERIMENT_ESTARGZ=1 is set):
+	// its digest would depend on the environment, not on the inputs.
+	if got, err := layer.Digest(); err != nil {
+		return nil, fmt.Errorf("layer digest: %w", err)
+	} else if want := sha256.Sum256(layerGz); got.Hex != hex.EncodeToString(want[:]) {
+		return nil, fmt.Errorf("the layer was recompressed (digest %s, want sha256:%x); is GGCR_EXPERIMENT_ESTARGZ set?", got, want)
 	}
 
 	created := v1.Time{Time: spec.Created}
@@ -107,20 +123,23 @@ func buildImage(spec imageSpec) (v1.Image, error) {
 }
 
 // layerTarball returns the uncompressed layer: the directories leading to
-// binaryPath and the binary itself, all root-owned, mode 0755, with mtime
-// set to modTime and no user/group names, in a fixed order.
+// binaryPath and the binary itself, all root-owned (uid/gid 0, no names),
+// mode 0755, with mtime modTime, in ustar format, in a fixed order. Nothing
+// of the host file (its mode, mtime, owner or path) goes into the layer.
 func layerTarball(bin []byte, modTime time.Time) ([]byte, error) {
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
+	entry := func(typ byte, name string, size int64) *tar.Header {
+		return &tar.Header{Typeflag: typ, Name: name, Mode: 0o755, Size: size, ModTime: modTime,
+			Uid: 0, Gid: 0, Format: tar.FormatUSTAR}
+	}
 	for _, dir := range []string{"usr/", "usr/local/", "usr/local/bin/"} {
-		hdr := &tar.Header{Typeflag: tar.TypeDir, Name: dir, Mode: 0o755, ModTime: modTime}
-		if err := tw.WriteHeader(hdr); err != nil {
+		if err := tw.WriteHeader(entry(tar.TypeDir, dir, 0)); err != nil {
 			return nil, fmt.Errorf("writing %s: %w", dir, err)
 		}
 	}
 	name := binaryPath[1:] // layer paths are relative
-	hdr := &tar.Header{Typeflag: tar.TypeReg, Name: name, Mode: 0o755, Size: int64(len(bin)), ModTime: modTime}
-	if err := tw.WriteHeader(hdr); err != nil {
+	if err := tw.WriteHeader(entry(tar.TypeReg, name, int64(len(bin)))); err != nil {
 		return nil, fmt.Errorf("writing %s: %w", name, err)
 	}
 	if _, err := tw.Write(bin); err != nil {
@@ -128,6 +147,25 @@ func layerTarball(bin []byte, modTime time.Time) ([]byte, error) {
 	}
 	if err := tw.Close(); err != nil {
 		return nil, fmt.Errorf("closing layer tar: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// gzipLayer compresses the layer tar with a fixed header: no file name, no
+// comment, mtime 0 and OS "unknown", so the bytes depend on the tar alone
+// (and on the Go version's compress/flate).
+func gzipLayer(layerTar []byte) ([]byte, error) {
+	var buf bytes.Buffer
+	zw, err := gzip.NewWriterLevel(&buf, gzip.DefaultCompression)
+	if err != nil {
+		return nil, err
+	}
+	zw.Header = gzip.Header{OS: 255} // Name "", Comment "", ModTime zero (written as 0)
+	if _, err := zw.Write(layerTar); err != nil {
+		return nil, err
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
 	}
 	return buf.Bytes(), nil
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"archive/tar"
 	"bytes"
+	"cmp"
+	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -74,10 +76,20 @@ func TestTarballMatchesLayout(t *testing.T) {
 // tarball bytes.
 func TestReproducible(t *testing.T) {
 	bin := fakeScheduler(t)
-	base := []string{"--binary", bin, "--version", "v1.2.3", "--arch", runtime.GOARCH}
+	// The same binary at another path, with another mode and mtime.
+	otherBin := filepath.Join(t.TempDir(), "sched")
+	if err := os.WriteFile(otherBin, readFile(t, bin), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(otherBin, time.Now(), time.Now().Add(-time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	base := []string{"--version", "v1.2.3", "--arch", runtime.GOARCH}
 	type build struct {
-		epoch string   // SOURCE_DATE_EPOCH, "" for unset
-		args  []string // extra flags
+		epoch  string   // SOURCE_DATE_EPOCH, "" for unset
+		tz     string   // TZ, "" for unset
+		binary string   // --binary, "" for bin
+		args   []string // extra flags
 	}
 	tests := []struct {
 		name    string
@@ -87,6 +99,11 @@ func TestReproducible(t *testing.T) {
 	}{
 		{name: "same inputs", same: true},
 		{name: "same inputs, same output dir", same: true, sameDir: true},
+		{name: "binary's host path, mode and mtime do not matter", b: build{binary: otherBin}, same: true},
+		{name: "TZ does not matter",
+			a:    build{tz: "UTC", epoch: "1700000000"},
+			b:    build{tz: "Pacific/Kiritimati", epoch: "1700000000"},
+			same: true},
 		{name: "default created is epoch 0", b: build{args: []string{"--created", "1970-01-01T00:00:00Z"}}, same: true},
 		{name: "SOURCE_DATE_EPOCH equals --created",
 			a:    build{epoch: "1700000000"},
@@ -111,7 +128,9 @@ func TestReproducible(t *testing.T) {
 			}
 			buildOne := func(b build, out string) (digest, tarSum string) {
 				t.Setenv("SOURCE_DATE_EPOCH", b.epoch)
-				digest = mustBuild(t, append(slices.Concat(base, []string{"--out", out}), b.args...)...)
+				t.Setenv("TZ", b.tz)
+				binary := cmp.Or(b.binary, bin)
+				digest = mustBuild(t, append(slices.Concat(base, []string{"--binary", binary, "--out", out}), b.args...)...)
 				return digest, fileSHA256(t, filepath.Join(out, tarballName))
 			}
 			digestA, sumA := buildOne(tc.a, outA)
@@ -123,6 +142,19 @@ func TestReproducible(t *testing.T) {
 				t.Errorf("tarball sha256 %s and %s: same = %v, want %v", sumA, sumB, got, tc.same)
 			}
 		})
+	}
+}
+
+// TestEstargzRefused checks that an environment that makes
+// go-containerregistry recompress the layer fails the build instead of
+// giving an image whose digest depends on the environment.
+func TestEstargzRefused(t *testing.T) {
+	bin := fakeScheduler(t)
+	t.Setenv("GGCR_EXPERIMENT_ESTARGZ", "1")
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"--binary", bin, "--out", t.TempDir(), "--version", "v1", "--arch", runtime.GOARCH}, &stdout, &stderr)
+	if want := "the layer was recompressed"; code != 1 || !strings.Contains(stderr.String(), want) {
+		t.Errorf("exit code %d, stderr %q; want 1 and %q", code, stderr.String(), want)
 	}
 }
 
@@ -292,6 +324,7 @@ func verifyLayout(t *testing.T, dir, version string) v1.Hash {
 	if mt, err := layers[0].MediaType(); err != nil || mt != types.OCILayer {
 		t.Errorf("layer media type %q (%v), want %q", mt, err, types.OCILayer)
 	}
+	checkGzipHeader(t, layers[0])
 	bin := extractBinary(t, layers[0], cfg.Created.Time)
 
 	// Run the binary if this machine can.
@@ -361,6 +394,24 @@ func extractBinary(t *testing.T, layer v1.Layer, created time.Time) string {
 		t.Fatal(err)
 	}
 	return bin
+}
+
+// checkGzipHeader checks that the compressed layer's gzip header carries
+// nothing of the build: no file name, no comment, no extra field, mtime 0.
+func checkGzipHeader(t *testing.T, layer v1.Layer) {
+	t.Helper()
+	rc, err := layer.Compressed()
+	if err != nil {
+		t.Fatalf("opening compressed layer: %v", err)
+	}
+	defer rc.Close()
+	zr, err := gzip.NewReader(rc)
+	if err != nil {
+		t.Fatalf("layer is not gzip: %v", err)
+	}
+	if h := zr.Header; h.Name != "" || h.Comment != "" || len(h.Extra) != 0 || !h.ModTime.IsZero() {
+		t.Errorf("layer gzip header name %q comment %q extra %q mtime %s, want all empty", h.Name, h.Comment, h.Extra, h.ModTime)
+	}
 }
 
 // extractTarball unpacks a kube-scheduler.oci.tar into a temp dir, checking
@@ -529,6 +580,16 @@ func writeFile(t *testing.T, path string, r io.Reader) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// readFile returns the content of the file at path.
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 // fileSHA256 returns the hex SHA-256 of the file at path.

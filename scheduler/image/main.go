@@ -246,7 +246,7 @@ func writeTarball(dir, dest string, modTime time.Time) (err error) {
 		if err != nil {
 			return err
 		}
-		hdr := &tar.Header{Name: filepath.ToSlash(rel), ModTime: modTime}
+		hdr := &tar.Header{Name: filepath.ToSlash(rel), ModTime: modTime, Uid: 0, Gid: 0, Format: tar.FormatUSTAR}
 		switch {
 		case d.IsDir():
 			hdr.Typeflag, hdr.Name, hdr.Mode = tar.TypeDir, hdr.Name+"/", 0o755
