@@ -70,16 +70,35 @@ fetch_upstream() {
   printf '%s\t%s\t%s\n' "$dir" "$sum" "${time:-1970-01-01T00:00:00Z}"
 }
 
-# make_tree DEST MODULE VERSION [EXPECTED_SUM]: DEST becomes a git repository
-# whose first commit is the pristine release (tag upstream/VERSION) and whose
-# second is the build fix-up (tag kspatch/fixup): staging replace directives
-# point at the published modules, and the in-tree go.work and vendor/ (which
-# only work together with staging/, absent from the module) are removed.
+# series_staging_modules DIR: the staging modules (k8s.io/NAME, one a line)
+# whose files the series in DIR edits, i.e. that its patches name under
+# staging/src/k8s.io/NAME/. Empty for a series that edits none.
+series_staging_modules() {
+  local p
+  for p in "$1"/*.patch; do
+    [ -e "$p" ] || continue
+    sed -n -E 's#^diff --git a/staging/src/(k8s\.io/[a-z0-9-]+)/.*#\1#p' "$p"
+  done | sort -u
+}
+
+# make_tree DEST MODULE VERSION [EXPECTED_SUM [LOCAL_MODULE...]]: DEST becomes
+# a git repository whose first commit is the pristine release (tag
+# upstream/VERSION) and whose second is the build fix-up (tag kspatch/fixup):
+# staging replace directives point at the published modules, and the in-tree
+# go.work and vendor/ (which only work together with staging/, absent from the
+# module) are removed.
+# Staging modules the series edits (series_staging_modules $PATCHES) and any
+# LOCAL_MODULE given are the exception: the fix-up unpacks their published
+# module into staging/src/k8s.io/NAME and keeps their replace directive local,
+# so that patches can edit them. A series that edits no staging module and no
+# LOCAL_MODULE give the plain fix-up.
 make_tree() {
   local dest=$1 module=$2 version=$3 want=${4:-} fetched dir sum time staging
+  local -a locals=()
   fetched=$(fetch_upstream "$module" "$version" "$want")
   IFS=$'\t' read -r dir sum time <<<"$fetched"
   staging=$(staging_version "$version")
+  mapfile -t locals < <({ series_staging_modules "$PATCHES"; [ $# -le 4 ] || printf '%s\n' "${@:5}"; } | sed '/^$/d' | sort -u)
   log "unpacking $module@$version ($sum) into ${dest#"$ROOT"/}"
   rm -rf "$dest" && mkdir -p "$(dirname "$dest")"
   cp -R "$dir" "$dest"
@@ -93,9 +112,26 @@ make_tree() {
     git tag "upstream/$version"
 
     # The build fix-up: not part of the series.
-    local m dropped=()
+    local m dropped=() kept=()
+    for m in ${locals[@]+"${locals[@]}"}; do
+      grep -q -F -x "$(printf '\t%s => ./staging/src/%s' "$m" "$m")" go.mod ||
+        die "$m is not a staging module of $module $version (no replace $m => ./staging/src/$m in its go.mod)"
+    done
     sed -i -E "s#^(\tk8s\.io/[a-z0-9-]+) => \./staging/src/(k8s\.io/[a-z0-9-]+)\$#\1 => \2 $staging#" go.mod
-    if grep -q '=> ./staging/' go.mod; then die "go.mod still has staging replaces after the fix-up"; fi
+    # The staging modules kept local: the published module, unpacked where
+    # upstream's own tree has it, and the replace directive back to it.
+    for m in ${locals[@]+"${locals[@]}"}; do
+      fetched=$(fetch_upstream "$m" "$staging")
+      mkdir -p "staging/src/$m"
+      cp -R "${fetched%%$'\t'*}/." "staging/src/$m/"
+      chmod -R u+w "staging/src/$m"
+      sed -i "s#^\t${m//./\\.} => ${m//./\\.} $staging\$#\t$m => ./staging/src/$m#" go.mod
+      kept+=("$m $staging in staging/src/$m")
+    done
+    if grep '=> ./staging/' go.mod | grep -v -q -F -x -f <(for m in ${locals[@]+"${locals[@]}"}; do printf '\t%s => ./staging/src/%s\n' "$m" "$m"; done); then
+      die "go.mod still has staging replaces after the fix-up"
+    fi
+    [ ${#kept[@]} -eq 0 ] || log "kept local (the series edits them): ${kept[*]}"
     # Modules the proxy does not serve at this version (the k8s.io/sample-*
     # examples) are dropped: only upstream's own example tests import them.
     for m in $(sed -n -E "s#^\tk8s\.io/[a-z0-9-]+ => (k8s\.io/[a-z0-9-]+) $staging\$#\1#p" go.mod); do
@@ -110,11 +146,96 @@ make_tree() {
     GOWORK=off GOFLAGS=-mod=mod go list -m all >/dev/null
     GOWORK=off GOFLAGS=-mod=mod go list -deps ./cmd/kube-scheduler ./pkg/scheduler/... >/dev/null
     git add -A .
+    for m in ${locals[@]+"${locals[@]}"}; do git add -A -f "staging/src/$m"; done
     git commit -q --no-verify -m "kspatch: build fix-up (not part of the series)" -m "Point the staging replace directives at the published $staging modules and drop
 vendor/, go.work and go.work.sum, which only work with staging/ present.${dropped:+
-Dropped (not served by the module proxy at $staging): ${dropped[*]}.}"
+Dropped (not served by the module proxy at $staging): ${dropped[*]}.}${kept:+
+Kept local, so that the series can edit them (the published module unpacked,
+its replace directive pointing at it): ${kept[*]}.}"
     git tag "$FIXUP_TAG"
   )
+}
+
+# staging_modules_of GO_MOD: the staging modules (k8s.io/NAME, one a line)
+# that a pristine Kubernetes go.mod replaces with ./staging/src/k8s.io/NAME.
+staging_modules_of() {
+  sed -n -E 's#^\t(k8s\.io/[a-z0-9-]+) => \./staging/src/(k8s\.io/[a-z0-9-]+)$#\1#p' "$1"
+}
+
+# module_dirs VERSION MODULE...: "MODULE<TAB>DIR" for each MODULE the module
+# proxy serves at VERSION (downloaded into the module cache, in one go
+# command); modules it does not serve are left out.
+module_dirs() {
+  local version=$1; shift
+  [ $# -gt 0 ] || return 0
+  (cd "$OUT" && GOWORK=off GOFLAGS=-mod=mod go mod download -json "${@/%/@$version}" 2>/dev/null) |
+    awk -F'"' '/^\t"Path": /{p=$4} /^\t"Error": /{p=""} /^\t"Dir": /{if (p != "") print p "\t" $4}' || true
+}
+
+# go_decls FILE: the names of FILE's top-level Go types and functions
+# (methods as Receiver.Name), one a line, sorted.
+go_decls() {
+  [ -f "$1" ] || return 0
+  sed -n -E -e 's/^type ([A-Za-z0-9_]+).*/\1/p' \
+    -e 's/^func \([a-zA-Z0-9_]* *\*?([A-Za-z0-9_]+)(\[[^]]*\])?\) ([A-Za-z0-9_]+).*/\1.\3/p' \
+    -e 's/^func ([A-Za-z0-9_]+).*/\1/p' "$1" | sort -u
+}
+
+# staging_moves OLD_TREE NEW_TREE OLD_VERSION NEW_VERSION FILE...: for each
+# FILE (a Go file in the Kubernetes tree) whose code the release NEW_VERSION
+# moved, whole or in part, into one of its staging modules, prints
+# "FILE<TAB>MODULE<TAB>PATH<TAB>NAMES" (PATH as in upstream's tree,
+# staging/src/MODULE/...; NAMES the moved declarations, comma-separated).
+# OLD_TREE and NEW_TREE are the unpacked releases (NEW_TREE's go.mod names
+# the staging modules). A move is a file with FILE's directory and file name
+# (framework/interface.go) that the published staging module has at
+# NEW_VERSION and did not have at OLD_VERSION, and that declares types or
+# functions FILE declared in OLD_TREE and no longer declares in NEW_TREE:
+# v1.34 moved Status, Code and more from pkg/scheduler/framework/interface.go
+# to staging/src/k8s.io/kube-scheduler/framework/interface.go.
+staging_moves() {
+  local oldtree=$1 newtree=$2 old new f m olddir newdir rel names
+  old=$(staging_version "$3") new=$(staging_version "$4"); shift 4
+  [ $# -gt 0 ] || return 0
+  local -a modules=()
+  mapfile -t modules < <(staging_modules_of "$newtree/go.mod")
+  [ ${#modules[@]} -gt 0 ] || return 0
+  declare -A olddirs=()
+  while IFS=$'\t' read -r m olddir; do olddirs[$m]=$olddir; done < <(module_dirs "$old" "${modules[@]}")
+  while IFS=$'\t' read -r m newdir; do
+    # Every file of the module whose last two path elements are a FILE's.
+    while IFS=$'\t' read -r f rel; do
+      [ -z "${olddirs[$m]:-}" ] || [ ! -e "${olddirs[$m]}/$rel" ] || continue
+      names=$(comm -12 <(go_decls "$oldtree/$f") <(go_decls "$newdir/$rel") | comm -23 - <(go_decls "$newtree/$f") | paste -s -d, -)
+      [ -z "$names" ] || printf '%s\t%s\tstaging/src/%s/%s\t%s\n' "$f" "$m" "$m" "$rel" "$names"
+    done < <(cd "$newdir" && find . -type f -name '*.go' | sed 's#^\./##' |
+      awk -v files="$(printf '%s\n' "$@")" 'BEGIN { n = split(files, fs, "\n"); for (i = 1; i <= n; i++) { k = fs[i]; if (sub(/^.*\//, "", k) == 0) continue; d = fs[i]; sub(/\/[^\/]*$/, "", d); sub(/^.*\//, "", d); want[d "/" k] = want[d "/" k] (want[d "/" k] == "" ? "" : "\n") fs[i] } }
+        { k = $0; if (split(k, parts, "/") < 2) next; key = parts[length(parts) - 1] "/" parts[length(parts)]; if (key in want) { m = split(want[key], hits, "\n"); for (i = 1; i <= m; i++) print hits[i] "\t" $0 } }' | sort)
+  done < <(module_dirs "$new" "${modules[@]}")
+}
+
+# tree_moves OLD_TREE NEW_TREE FILE...: for each Go FILE (a path in both
+# trees) some of whose types and functions NEW_TREE declares in another file
+# of FILE's package directory instead (names compared ignoring case, so an
+# unexported rename counts), prints "FILE<TAB>-<TAB>PATH<TAB>NAMES" like
+# staging_moves: v1.34 moved UnschedulablePods out of
+# pkg/scheduler/backend/queue/scheduling_queue.go into unschedulable_pods.go.
+tree_moves() {
+  local oldtree=$1 newtree=$2 f g rel removed names; shift 2
+  for f in "$@"; do
+    [ -f "$oldtree/$f" ] && [ -d "$newtree/$(dirname "$f")" ] || continue
+    removed=$(comm -23 <(go_decls "$oldtree/$f" | tr '[:upper:]' '[:lower:]' | sort -u) <(go_decls "$newtree/$f" | tr '[:upper:]' '[:lower:]' | sort -u))
+    [ -n "$removed" ] || continue
+    for g in "$newtree/$(dirname "$f")"/*.go; do
+      rel=${g#"$newtree"/}
+      [ "$rel" != "$f" ] || continue
+      names=$(go_decls "$g" | awk -v removed="$removed" -v had="$(go_decls "$oldtree/$rel" | tr '[:upper:]' '[:lower:]')" '
+        BEGIN { n = split(removed, r, "\n"); for (i = 1; i <= n; i++) want[r[i]] = 1
+                n = split(had, h, "\n"); for (i = 1; i <= n; i++) old[h[i]] = 1 }
+        { k = tolower($0); if ((k in want) && !(k in old)) print }' | paste -s -d, -)
+      [ -z "$names" ] || printf '%s\t-\t%s\t%s\n' "$f" "$rel" "$names"
+    done
+  done
 }
 
 # export_series TREE DIR: writes the commits after the fix-up in TREE as
