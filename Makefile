@@ -52,7 +52,7 @@ upstream: ## fetch the pinned release into _output/kubernetes and apply patches/
 patches: ## export the commits in _output/kubernetes back into patches/
 	scripts/export-patches
 
-verify-patches: upstream ## the series applies to a pristine tree and equals patches/
+verify-patches: upstream ## the series applies to a pristine tree and equals patches/, and every patch carries its trailers
 	scripts/verify-patches
 
 ##@ Build
@@ -145,7 +145,7 @@ bench: tools ## vanilla vs patched scheduler_perf workloads in one run (BENCH_AR
 	cd bench && GOWORK=off go run . -root $(CURDIR) $(BENCH_ARGS)
 
 ##@ Test
-.PHONY: test test-modules test-upstream test-race test-integration-upstream test-integration test-dashboards test-e2e test-scripts test-image
+.PHONY: test test-modules test-upstream test-race test-integration-upstream test-integration test-dashboards test-e2e test-scripts test-image drop-rehearsal
 TEST_STAGES := verify-patches test-modules test-upstream test-race test-integration-upstream test-dashboards test-e2e test-scripts test-image
 # CI's gates-off integration run: the packages that exercise code the series
 # changes (docs/conformance.md says which and why); make
@@ -235,8 +235,12 @@ test-e2e: build tools cluster-bins ## end-to-end scenarios on a local control pl
 	@# The leader-change timelines and counts (go test shows no log of a passing test).
 	@if [ -f $(OUT)/test-logs/e2e-report.txt ]; then cat $(OUT)/test-logs/e2e-report.txt; fi
 
-test-scripts: upstream ## the series scripts, including their failure paths
+test-scripts: upstream ## the series scripts, including their failure paths, and the drop rehearsal of every block
 	scripts/test-scripts
+	scripts/drop-rehearsal
+
+drop-rehearsal: upstream ## apply the series without each block, build the scheduler, write the table into docs/series.md
+	scripts/drop-rehearsal --report docs/series.md
 
 test-image: image build-vanilla ## open the built image, check it, run its binary; both binaries' version stamps; the release scripts, and two release builds compared
 	cd scheduler/image && GOWORK=off KSPATCH_IMAGE_DIR=$(IMAGE_OUT) KSPATCH_IMAGE_VERSION=$(KSPATCH_VERSION) \

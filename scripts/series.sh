@@ -2,20 +2,28 @@
 # Helpers for the series' blocks and patch headers (docs/series.md). Source
 # it after lib.sh.
 
-# read_blocks FILE: sets BLOCKS (the block names in series order) and
-# BLOCK_TITLE[name] from patches/BLOCKS ("name  title" per line, # comments).
+# read_blocks FILE: sets BLOCKS (the block names in series order),
+# BLOCK_NEEDS[name] (the blocks it needs, comma-separated) and
+# BLOCK_TITLE[name] from patches/BLOCKS: per line "name needs=a,b title"
+# (needs=- for none), # comments.
 read_blocks() {
-  local file=$1 name title
+  local file=$1 name needs title n
   [ -f "$file" ] || die "$file is missing: it lists the series' blocks in order"
   BLOCKS=()
-  declare -gA BLOCK_TITLE=()
-  while read -r name title; do
+  declare -gA BLOCK_TITLE=() BLOCK_NEEDS=()
+  while read -r name needs title; do
     case "$name" in ''|'#'*) continue ;; esac
     [[ $name =~ ^[a-z0-9][a-z0-9-]*$ ]] || die "$file: bad block name '$name' (lower case, digits and '-')"
     [ -z "${BLOCK_TITLE[$name]+x}" ] || die "$file: block '$name' is listed twice"
+    [[ $needs =~ ^needs=(-|[a-z0-9,-]+)$ ]] || die "$file: block '$name': the second field must be needs=<blocks> (needs=- for none), not '$needs'"
+    needs=${needs#needs=}; [ "$needs" != - ] || needs=
+    for n in ${needs//,/ }; do
+      [ -n "${BLOCK_TITLE[$n]+x}" ] || die "$file: block '$name' needs '$n', which is not a block listed before it"
+    done
     [ -n "$title" ] || die "$file: block '$name' has no title"
     BLOCKS+=("$name")
     BLOCK_TITLE[$name]=$title
+    BLOCK_NEEDS[$name]=$needs
   done <"$file"
   [ ${#BLOCKS[@]} -gt 0 ] || die "$file lists no block"
 }
