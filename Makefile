@@ -34,7 +34,9 @@ GOBUILD_FLAGS := CGO_ENABLED=0 go build -trimpath -buildvcs=false
 GOBUILD := $(GOBUILD_FLAGS) -ldflags '$(LDFLAGS)'
 
 # Upstream's unit tests of the scheduler on the patched tree.
-UPSTREAM_TEST_PKGS ?= ./pkg/scheduler/... ./cmd/kube-scheduler/...
+# k8s.io/dynamic-resource-allocation/structured: the DRA allocator, a staging
+# module the dra-speed block edits (tested by import path: it is its own module).
+UPSTREAM_TEST_PKGS ?= ./pkg/scheduler/... ./cmd/kube-scheduler/... k8s.io/dynamic-resource-allocation/structured
 # The gate modes the upstream unit and integration runs use (scripts/test-go):
 # default = the series' defaults; off = every kspatch gate off.
 GATE_MODES ?= default off
@@ -180,10 +182,11 @@ test-upstream: upstream ## upstream's scheduler unit tests on the patched tree, 
 	@$(TESTTABLE) -print $(OUT)/test-tables/unit.tsv
 
 # The kspatch tests of the series' packages, with the race detector.
-RACE_TESTS := PreQueueingHint|MovedByFlush|RejectorIndex|Snapshot|ClaimPodIndex|FailureSummary|PodGroup|Placement|GangBinds|SatisfiedGang|BackgroundWork|APICaller|QueuedCopy|HandleSchedulingFailureAsync|FailureHandlerBuildsTheMessageOnce
+RACE_TESTS := SliceCache|PreQueueingHint|MovedByFlush|RejectorIndex|Snapshot|ClaimPodIndex|FailureSummary|PodGroup|Placement|GangBinds|SatisfiedGang|BackgroundWork|APICaller|QueuedCopy|HandleSchedulingFailureAsync|FailureHandlerBuildsTheMessageOnce
 test-race: upstream ## the series' own unit tests with the race detector
 	cd $(TREE) && go test -race -count=1 -run '$(RACE_TESTS)' ./pkg/scheduler/backend/queue/ \
-		./pkg/scheduler/framework/plugins/dynamicresources/ ./pkg/scheduler/framework/ ./pkg/scheduler/
+		./pkg/scheduler/framework/plugins/dynamicresources/ ./pkg/scheduler/framework/ ./pkg/scheduler/ \
+		k8s.io/dynamic-resource-allocation/structured
 	cd $(TREE) && go test -race -count=1 ./pkg/scheduler/backend/apiqueue/ ./pkg/scheduler/framework/plugins/defaultbinder/ \
 		./pkg/scheduler/backend/podgroup/ ./pkg/scheduler/framework/plugins/topologyplacement/ \
 		./pkg/scheduler/framework/plugins/podgroupcount/

@@ -98,7 +98,7 @@ func startClusterWith(t *testing.T, opts cluster.Options) *cluster.Cluster {
 }
 
 // allGatesOff turns every kspatch gate off: the scheduler is v1.33.13's.
-const allGatesOff = "SchedulerPreQueueingHints=false,SchedulerAsyncAPICalls=false,GangScheduling=false,TopologyAwareWorkloadScheduling=false"
+const allGatesOff = "SchedulerPreQueueingHints=false,SchedulerAsyncAPICalls=false,GangScheduling=false,TopologyAwareWorkloadScheduling=false,SchedulerDRASliceCache=false"
 
 // TestScheduler runs the generic scenarios with the kspatch gates at their
 // defaults and with every kspatch gate off (v1.33.13 behaviour).
