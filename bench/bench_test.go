@@ -1,6 +1,7 @@
 package main
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -16,8 +17,12 @@ func TestBurstConfig(t *testing.T) {
 		{tree: "vanilla", wantNames: []string{"1000pods_vanilla"}, wantGates: []map[string]bool{nil}},
 		{
 			tree:      "patched",
-			wantNames: []string{"1000pods_patched_gate_off", "1000pods_patched_gate_on"},
-			wantGates: []map[string]bool{{"SchedulerPreQueueingHints": false}, {"SchedulerPreQueueingHints": true}},
+			wantNames: []string{"1000pods_patched_gate_off", "1000pods_patched_no_slice_cache", "1000pods_patched_gate_on"},
+			wantGates: []map[string]bool{
+				{"SchedulerPreQueueingHints": false, "SchedulerDRASliceCache": false},
+				{"SchedulerPreQueueingHints": true, "SchedulerDRASliceCache": false},
+				{"SchedulerPreQueueingHints": true, "SchedulerDRASliceCache": true},
+			},
 		},
 	} {
 		t.Run(tc.tree, func(t *testing.T) {
@@ -44,7 +49,7 @@ func TestBurstConfig(t *testing.T) {
 				if w[i].Name != tc.wantNames[i] {
 					t.Errorf("workload %d: name %q, want %q", i, w[i].Name, tc.wantNames[i])
 				}
-				if len(w[i].FeatureGates) != len(tc.wantGates[i]) || w[i].FeatureGates["SchedulerPreQueueingHints"] != tc.wantGates[i]["SchedulerPreQueueingHints"] {
+				if !reflect.DeepEqual(w[i].FeatureGates, tc.wantGates[i]) && (len(w[i].FeatureGates) > 0 || len(tc.wantGates[i]) > 0) {
 					t.Errorf("workload %d: gates %v, want %v", i, w[i].FeatureGates, tc.wantGates[i])
 				}
 				if w[i].Params["pods"] != 1000 || w[i].Params["nodes"]*w[i].Params["maxClaimsPerNode"] < 1000 {
@@ -52,6 +57,32 @@ func TestBurstConfig(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestBurstPairedRatios checks that the burst's ratios pair the sides
+// within a repetition: repetition 1 is twice as fast on both sides as
+// repetition 2, so unpaired medians would mix them.
+func TestBurstPairedRatios(t *testing.T) {
+	results := []result{
+		{Side: "vanilla", Pods: 1000, Rep: 1, Throughput: 100},
+		{Side: "patched-gate-on", Pods: 1000, Rep: 1, Throughput: 300},
+		{Side: "vanilla", Pods: 1000, Rep: 2, Throughput: 50},
+		{Side: "patched-gate-on", Pods: 1000, Rep: 2, Throughput: 125},
+		{Side: "vanilla", Pods: 1000, Rep: 3, Throughput: 80},
+		{Side: "patched-gate-on", Pods: 1000, Rep: 3, Throughput: 224},
+	}
+	chosen, err := chooseSides("vanilla,patched-gate-on")
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := summarize(results, chosen, []int{1000}).table()
+	want := "1000 pods: throughput patched-gate-on/vanilla 2.80× (2.50–3.00) (paired over 3 repetition(s): median (min–max))"
+	if !strings.Contains(table, want) {
+		t.Errorf("the table lacks %q:\n%s", want, table)
+	}
+	if strings.Contains(table, "patched-no-slice-cache/") {
+		t.Errorf("the table has a ratio of a side that did not run:\n%s", table)
 	}
 }
 

@@ -16,10 +16,16 @@ type side struct {
 	Gates map[string]bool
 }
 
+// The burst's sides. "gate" is every kspatch gate the burst exercises:
+// SchedulerPreQueueingHints (KEP-6132) and SchedulerDRASliceCache (the
+// dra-speed block). patched-no-slice-cache is KEP-6132 alone, the patched
+// scheduler before the dra-speed block, so that one run shows what each
+// step adds.
 var sides = []side{
 	{Name: "vanilla", Tree: "vanilla"},
-	{Name: "patched-gate-off", Tree: "patched", Gates: map[string]bool{"SchedulerPreQueueingHints": false}},
-	{Name: "patched-gate-on", Tree: "patched", Gates: map[string]bool{"SchedulerPreQueueingHints": true}},
+	{Name: "patched-gate-off", Tree: "patched", Gates: map[string]bool{"SchedulerPreQueueingHints": false, "SchedulerDRASliceCache": false}},
+	{Name: "patched-no-slice-cache", Tree: "patched", Gates: map[string]bool{"SchedulerPreQueueingHints": true, "SchedulerDRASliceCache": false}},
+	{Name: "patched-gate-on", Tree: "patched", Gates: map[string]bool{"SchedulerPreQueueingHints": true, "SchedulerDRASliceCache": true}},
 }
 
 // workloadName names the scheduler_perf workload for a burst size and side.

@@ -126,7 +126,7 @@ func (h *harness) run(tree, testCase, workload, runName string, env []string, pr
 		"-data-items-dir=" + runDir,
 	}
 	if profile {
-		args = append(args, "-test.cpuprofile="+h.profile(runName))
+		args = append(args, "-test.cpuprofile="+h.profile(runName), "-test.memprofile="+h.memProfile(runName))
 	}
 	cmd := exec.Command(h.binary(tree), args...)
 	cmd.Dir = filepath.Join(h.out, tree, perfPkgDir)
@@ -151,6 +151,13 @@ func (h *harness) runDir(runName string) string {
 // profile is the CPU profile of a run recorded with profile on.
 func (h *harness) profile(runName string) string {
 	return filepath.Join(h.runDir(runName), "cpu.pprof")
+}
+
+// memProfile is the allocation profile of a run recorded with profile on
+// (the testing package's -test.memprofile: alloc_space and inuse_space,
+// sampled at the default MemProfileRate).
+func (h *harness) memProfile(runName string) string {
+	return filepath.Join(h.runDir(runName), "mem.pprof")
 }
 
 // benchPattern is the -test.bench pattern that selects exactly one workload

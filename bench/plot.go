@@ -15,6 +15,8 @@ var sideColors = map[string]color.RGBA{
 	"vanilla":          {R: 0x80, G: 0x80, B: 0x80, A: 0xff},
 	"patched-gate-off": {R: 0xd6, G: 0x27, B: 0x28, A: 0xff},
 	"patched-gate-on":  {R: 0x1f, G: 0x77, B: 0xb4, A: 0xff},
+	// The burst's KEP-6132-only side (bench/config.go).
+	"patched-no-slice-cache": {R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff},
 }
 
 // plots writes burst-throughput.png and burst-hint-calls.png into dir.

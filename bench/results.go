@@ -113,20 +113,39 @@ func (s *summary) table() string {
 	for _, n := range s.sizes {
 		on, okOn := s.get("patched-gate-on", n)
 		off, okOff := s.get("patched-gate-off", n)
-		van, okVan := s.get("vanilla", n)
 		if okOn && okOff {
-			fmt.Fprintf(&b, "%5d pods: throughput gate-on/gate-off %.2fx, claim event time gate-off/gate-on %.1fx, hint calls gate-off/gate-on %.1fx\n",
-				n, on.Throughput/off.Throughput, ratio(off.ClaimEventMillis, on.ClaimEventMillis), ratio(off.HintCalls, on.HintCalls))
+			fmt.Fprintf(&b, "%5d pods: claim event time gate-off/gate-on %.1fx, hint calls gate-off/gate-on %.1fx (medians)\n",
+				n, ratio(off.ClaimEventMillis, on.ClaimEventMillis), ratio(off.HintCalls, on.HintCalls))
 		}
-		if okOn && okVan {
-			fmt.Fprintf(&b, "%5d pods: throughput gate-on/vanilla %.2fx\n", n, on.Throughput/van.Throughput)
-		}
-		if okOff && okVan {
-			fmt.Fprintf(&b, "%5d pods: throughput gate-off/vanilla %.2fx\n", n, off.Throughput/van.Throughput)
+		for _, pair := range burstRatios {
+			ofSize := func(r result) bool { return r.Pods == n }
+			if ratios := pairedRatios(s.all, ofSize, pair[0], pair[1]); len(ratios) > 0 {
+				fmt.Fprintf(&b, "%5d pods: throughput %s/%s %s (paired over %d repetition(s): median (min–max))\n",
+					n, pair[0], pair[1], ratioSummary(ratios), len(ratios))
+			}
 		}
 	}
 	return b.String()
 }
+
+// burstSidesText says what the burst's sides are (bench/config.go).
+const burstSidesText = "Sides: *vanilla* is v1.33.13; *patched-gate-off* the patched scheduler with the burst's kspatch gates " +
+	"(`SchedulerPreQueueingHints`, `SchedulerDRASliceCache`) off; *patched-no-slice-cache* KEP-6132 alone " +
+	"(the patched scheduler before the dra-speed block); *patched-gate-on* both gates on, the defaults. " +
+	"Ratios pair the sides within a repetition (docs/dra-performance.md has the profiles).\n\n"
+
+// burstRatios are the throughput ratios the burst reports, numerator
+// first, each paired within a repetition.
+var burstRatios = [][2]string{
+	{"patched-gate-on", "vanilla"},
+	{"patched-no-slice-cache", "vanilla"},
+	{"patched-gate-on", "patched-no-slice-cache"},
+	{"patched-gate-off", "vanilla"},
+}
+
+func (r result) throughput() float64 { return r.Throughput }
+func (r result) sideName() string    { return r.Side }
+func (r result) repetition() int     { return r.Rep }
 
 func ratio(a, b float64) float64 {
 	if b == 0 {
@@ -150,6 +169,7 @@ func (s *summary) markdown(h *harness, plotDir string, reps int) string {
 		"bench/config.go); every pod fits once its claim exists. *DRA hint calls*: DynamicResources QueueingHintFn " +
 		"executions; *claim events ms*: total `scheduler_event_handling_duration_seconds` for ResourceClaim add/update; " +
 		"*after flush*: `scheduler_pod_scheduled_after_flush_total`.\n\n")
+	b.WriteString(burstSidesText)
 	b.WriteString("| pods | side | pods/s | DRA hint calls | calls/pod | claim events (ms) | after flush |\n|---:|---|---:|---:|---:|---:|---:|\n")
 	for _, n := range s.sizes {
 		for _, sd := range s.sides {
