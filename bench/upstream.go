@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -14,14 +15,46 @@ import (
 
 // The upstream suite (issue #20, performance conformance): upstream's own
 // scheduler_perf workloads, read from the pinned release's
-// test/integration/scheduler_perf/misc/performance-config.yaml, on vanilla
+// test/integration/scheduler_perf/misc/performance-config.yaml (and, for
+// the workloads named dra/TestCase/Workload, from
+// test/integration/scheduler_perf/dra/performance-config.yaml), on vanilla
 // and on the patched scheduler with every kspatch gate at its default. A
 // drop-in scheduler must not be slower on them: the goal is a patched/vanilla
 // throughput ratio of at least upstreamGoal on every workload.
 
-// upstreamConfigPath is upstream's performance configuration the suite runs,
-// in the Kubernetes tree.
-const upstreamConfigPath = "test/integration/scheduler_perf/misc/performance-config.yaml"
+// upstreamPerfDir is scheduler_perf's directory in the Kubernetes tree: its
+// subdirectories hold upstream's performance configurations.
+const upstreamPerfDir = "test/integration/scheduler_perf"
+
+// upstreamConfigDirs are the subdirectories of upstreamPerfDir whose
+// performance-config.yaml the suite runs workloads of. The first, misc, is
+// the default: -upstream-workloads entries without a directory prefix, and
+// the presets, are its; the others' workloads are named with their
+// directory as a prefix (dra/TestCase/Workload).
+var upstreamConfigDirs = []string{upstreamMiscDir, "dra"}
+
+// upstreamMiscDir is the default configuration directory.
+const upstreamMiscDir = "misc"
+
+// upstreamConfigPath is upstream's performance configuration the suite runs
+// by default (misc's), in the Kubernetes tree.
+const upstreamConfigPath = upstreamPerfDir + "/" + upstreamMiscDir + "/performance-config.yaml"
+
+// upstreamConfigPathOf is the performance configuration of a directory of
+// upstreamConfigDirs, in the Kubernetes tree.
+func upstreamConfigPathOf(dir string) string {
+	return path.Join(upstreamPerfDir, dir, "performance-config.yaml")
+}
+
+// isUpstreamConfigDir reports whether dir is one of upstreamConfigDirs.
+func isUpstreamConfigDir(dir string) bool {
+	for _, d := range upstreamConfigDirs {
+		if d == dir {
+			return true
+		}
+	}
+	return false
+}
 
 // upstreamGoal is the lowest patched/vanilla throughput ratio (the median of
 // the paired per-repetition ratios) that counts as "as fast as vanilla".
@@ -123,8 +156,10 @@ func (p upstreamPreset) workload(size string) string {
 // upstreamOptions are the upstream suite's flags.
 type upstreamOptions struct {
 	// Workloads are the workloads to run, comma-separated: a test case of
-	// upstreamPresets (at Size) or TestCase/Workload; empty for the
-	// presets marked Default.
+	// upstreamPresets (at Size), TestCase/Workload (of misc's file) or
+	// Dir/TestCase/Workload (of the file of a directory of
+	// upstreamConfigDirs, e.g. dra/...); empty for the presets marked
+	// Default.
 	Workloads string
 	// Size is upstreamSmall or upstreamLarge.
 	Size string
@@ -143,16 +178,56 @@ func defaultUpstreamOptions() upstreamOptions {
 
 // upstreamWorkload is one workload of an upstream test case.
 type upstreamWorkload struct {
+	// Config is the directory of upstreamConfigDirs whose file holds the
+	// test case: empty for misc's (the default), e.g. "dra" for
+	// test/integration/scheduler_perf/dra/performance-config.yaml.
+	Config             string
 	TestCase, Workload string
+	// Case is the test case's name in the generated configuration (filled
+	// in by upstreamConfig): TestCase, unless a test case of another file
+	// with the same name is chosen too; empty means TestCase.
+	Case string
 	// Detail is what upstream's file sets for it: its parameters and the
 	// feature gates of the test case and the workload (filled in by
 	// upstreamConfig).
 	Detail string
 }
 
-// String is the workload as scheduler_perf names it under
-// BenchmarkPerfScheduling, and as -upstream-workloads takes it.
-func (w upstreamWorkload) String() string { return w.TestCase + "/" + w.Workload }
+// String is the workload as -upstream-workloads takes it: as scheduler_perf
+// names it under BenchmarkPerfScheduling (TestCase/Workload), prefixed
+// with its configuration's directory unless that is misc's
+// (dra/TestCase/Workload).
+func (w upstreamWorkload) String() string {
+	if w.Config == "" || w.Config == upstreamMiscDir {
+		return w.TestCase + "/" + w.Workload
+	}
+	return w.Config + "/" + w.TestCase + "/" + w.Workload
+}
+
+// dir is the directory of the workload's configuration.
+func (w upstreamWorkload) dir() string {
+	if w.Config == "" {
+		return upstreamMiscDir
+	}
+	return w.Config
+}
+
+// caseName is the name of the workload's test case in the generated
+// configuration, which the run selects.
+func (w upstreamWorkload) caseName() string {
+	if w.Case == "" {
+		return w.TestCase
+	}
+	return w.Case
+}
+
+// upstreamPrefixedName is a test case of a configuration other than misc's
+// with its directory in front, e.g. dra-SchedulingBasic: the name under
+// which it runs when a test case of another configuration has the same
+// name, and the name of its runs' directories.
+func upstreamPrefixedName(dir, testCase string) string {
+	return dir + "-" + testCase
+}
 
 // validate checks the options that need no Kubernetes tree and returns the
 // workloads to run; upstreamConfig checks them against upstream's file.
@@ -164,7 +239,10 @@ func (o upstreamOptions) validate() ([]upstreamWorkload, error) {
 // (comma-separated; empty for the default test cases), in its order and
 // each once. An entry is a test case of upstreamPresets, which runs its
 // workload at size, or TestCase/Workload, which names a workload of
-// upstream's file as scheduler_perf does.
+// upstream's misc file as scheduler_perf does. Either may be prefixed with
+// the directory of one of upstreamConfigDirs: dra/TestCase/Workload names a
+// workload of the dra directory's file (the presets are misc's, so a
+// prefix other than misc/ needs TestCase/Workload).
 func chooseUpstreamWorkloads(list, size string) ([]upstreamWorkload, error) {
 	if size != upstreamSmall && size != upstreamLarge {
 		return nil, fmt.Errorf("invalid -upstream-size %q: allowed are %s, %s", size, upstreamSmall, upstreamLarge)
@@ -187,13 +265,24 @@ func chooseUpstreamWorkloads(list, size string) ([]upstreamWorkload, error) {
 	}
 	for _, entry := range strings.Split(list, ",") {
 		entry = strings.TrimSpace(entry)
-		testCase, workload, named := strings.Cut(entry, "/")
+		config, name := "", entry
+		if dir, rest, ok := strings.Cut(entry, "/"); ok && isUpstreamConfigDir(dir) {
+			name = rest
+			if dir != upstreamMiscDir {
+				config = dir
+			}
+		}
+		testCase, workload, named := strings.Cut(name, "/")
 		switch {
 		case testCase == "" || (named && workload == ""):
-			return nil, fmt.Errorf("invalid entry %q in -upstream-workloads: want TestCase or TestCase/Workload", entry)
+			return nil, fmt.Errorf("invalid entry %q in -upstream-workloads: want TestCase, TestCase/Workload or Dir/TestCase/Workload (Dir one of %s)",
+				entry, strings.Join(upstreamConfigDirs, ", "))
 		case named:
-			add(upstreamWorkload{TestCase: testCase, Workload: workload})
+			add(upstreamWorkload{Config: config, TestCase: testCase, Workload: workload})
 			continue
+		case config != "":
+			return nil, fmt.Errorf("invalid entry %q in -upstream-workloads: the presets are misc's; name a workload of upstream's %s as %s/TestCase/Workload",
+				entry, upstreamConfigPathOf(config), config)
 		}
 		found := false
 		for _, p := range upstreamPresets {
@@ -203,88 +292,233 @@ func chooseUpstreamWorkloads(list, size string) ([]upstreamWorkload, error) {
 			}
 		}
 		if !found {
+			var others []string
+			for _, dir := range upstreamConfigDirs[1:] {
+				others = append(others, fmt.Sprintf("%s/TestCase/Workload naming any workload of upstream's %s", dir, upstreamConfigPathOf(dir)))
+			}
 			return nil, fmt.Errorf("unknown workload %q in -upstream-workloads: allowed are %s (each at its -upstream-size workload), "+
-				"or TestCase/Workload naming any workload of upstream's %s", entry, upstreamPresetNames(), upstreamConfigPath)
+				"or TestCase/Workload naming any workload of upstream's %s, or %s", entry, upstreamPresetNames(), upstreamConfigPath, strings.Join(others, ", or "))
 		}
 	}
 	return chosen, nil
 }
 
+// upstreamFiles are upstream's performance configurations, raw, by
+// directory of upstreamConfigDirs.
+type upstreamFiles map[string][]byte
+
+// upstreamParsed is one of upstream's files, parsed.
+type upstreamParsed struct {
+	cases []map[string]any
+	index map[string]int // test case name -> index in cases
+	names []string       // the test cases, in the file's order
+}
+
 // upstreamConfig is the scheduler_perf configuration of the suite, appended
-// to the other suites': the test cases of upstream's file (raw, read from
-// ref) that hold a chosen workload, with only the chosen workloads. They are
-// upstream's, unchanged, but for two things: each chosen workload is
-// labelled kspatch (the label the bench package selects by) instead of
-// upstream's labels, and loses its threshold (the lowest throughput
-// upstream's CI machines must reach; a slower machine would fail the run
-// instead of measuring it). It returns the chosen workloads with their
-// Detail, and an error that lists what is allowed when a test case or
-// workload is not in the file.
-func upstreamConfig(raw []byte, ref string, chosen []upstreamWorkload) (string, []upstreamWorkload, error) {
-	var cases []map[string]any
-	if err := yaml.Unmarshal(raw, &cases); err != nil {
-		return "", nil, fmt.Errorf("%s: %w", upstreamConfigPath, err)
-	}
-	index := map[string]int{}
-	var names []string
-	for i, tc := range cases {
-		name, _ := tc["name"].(string)
-		index[name] = i
-		names = append(names, name)
-	}
-	want := map[string]map[string]bool{} // test case -> workload names
-	resolved := make([]upstreamWorkload, 0, len(chosen))
-	for _, w := range chosen {
-		i, ok := index[w.TestCase]
+// to the other suites': the test cases of upstream's files (raw by
+// directory, read from ref) that hold a chosen workload, with only the
+// chosen workloads, misc's first. They are upstream's, unchanged, but for
+// three things: each chosen workload is labelled kspatch (the label the
+// bench package selects by) instead of upstream's labels, and loses its
+// threshold (the lowest throughput upstream's CI machines must reach; a
+// slower machine would fail the run instead of measuring it); and every
+// template path, relative to the file's directory upstream, is made
+// relative to the bench package's (perfPkgDir), where the configuration
+// runs. When test cases of two files with the same name are chosen, the one
+// that is not misc's runs as upstreamPrefixedName. It returns the chosen
+// workloads with their Case and Detail, and an error that lists what is
+// allowed when a test case or workload is not in its file.
+func upstreamConfig(files upstreamFiles, ref string, chosen []upstreamWorkload) (string, []upstreamWorkload, error) {
+	parsed := map[string]*upstreamParsed{}
+	for _, dir := range upstreamConfigDirs {
+		raw, ok := files[dir]
 		if !ok {
-			return "", nil, fmt.Errorf("unknown test case %q in -upstream-workloads: allowed are %s (the test cases of %s)",
-				w.TestCase, strings.Join(names, ", "), upstreamConfigPath)
-		}
-		wl, all := findUpstreamWorkload(cases[i], w.Workload)
-		if wl == nil {
-			return "", nil, fmt.Errorf("unknown workload %q of test case %s in -upstream-workloads: allowed are %s",
-				w.Workload, w.TestCase, strings.Join(all, ", "))
-		}
-		if want[w.TestCase] == nil {
-			want[w.TestCase] = map[string]bool{}
-		}
-		want[w.TestCase][w.Workload] = true
-		w.Detail = upstreamDetail(cases[i], wl)
-		resolved = append(resolved, w)
-	}
-	var out []map[string]any
-	for _, tc := range cases {
-		name, _ := tc["name"].(string)
-		if want[name] == nil {
 			continue
 		}
-		kept := map[string]any{}
-		for k, v := range tc {
-			kept[k] = v
+		p := &upstreamParsed{index: map[string]int{}}
+		if err := yaml.Unmarshal(raw, &p.cases); err != nil {
+			return "", nil, fmt.Errorf("%s: %w", upstreamConfigPathOf(dir), err)
 		}
-		var workloads []any
-		for _, w := range upstreamWorkloads(tc) {
-			if n, _ := w["name"].(string); !want[name][n] {
+		for i, tc := range p.cases {
+			name, _ := tc["name"].(string)
+			p.index[name] = i
+			p.names = append(p.names, name)
+		}
+		parsed[dir] = p
+	}
+	want := map[string]map[string]map[string]bool{} // directory -> test case -> workload names
+	resolved := make([]upstreamWorkload, 0, len(chosen))
+	for _, w := range chosen {
+		dir, file := w.dir(), upstreamConfigPathOf(w.dir())
+		p := parsed[dir]
+		if p == nil {
+			return "", nil, fmt.Errorf("%s in -upstream-workloads: upstream's %s was not read", w, file)
+		}
+		i, ok := p.index[w.TestCase]
+		if !ok {
+			return "", nil, fmt.Errorf("unknown test case %q in -upstream-workloads: allowed are %s (the test cases of %s)",
+				w.TestCase, strings.Join(p.names, ", "), file)
+		}
+		wl, all := findUpstreamWorkload(p.cases[i], w.Workload)
+		if wl == nil {
+			return "", nil, fmt.Errorf("unknown workload %q of test case %s in -upstream-workloads: allowed are %s (the workloads of %s in %s)",
+				w.Workload, w.TestCase, strings.Join(all, ", "), w.TestCase, file)
+		}
+		if want[dir] == nil {
+			want[dir] = map[string]map[string]bool{}
+		}
+		if want[dir][w.TestCase] == nil {
+			want[dir][w.TestCase] = map[string]bool{}
+		}
+		want[dir][w.TestCase][w.Workload] = true
+		w.Detail = upstreamDetail(p.cases[i], wl)
+		resolved = append(resolved, w)
+	}
+	// The generated names: a test case chosen from more than one file keeps
+	// its name in misc's and runs under its directory's prefix in the others.
+	dirsOf := map[string]int{} // test case name -> chosen from how many files
+	for _, dir := range upstreamConfigDirs {
+		for name := range want[dir] {
+			dirsOf[name]++
+		}
+	}
+	caseName := func(dir, name string) string {
+		if dirsOf[name] > 1 && dir != upstreamMiscDir {
+			return upstreamPrefixedName(dir, name)
+		}
+		return name
+	}
+	generated := map[string]string{} // generated name -> the workload it came from
+	for i, w := range resolved {
+		resolved[i].Case = caseName(w.dir(), w.TestCase)
+		from := w.dir() + "/" + w.TestCase
+		if other, ok := generated[resolved[i].Case]; ok && other != from {
+			return "", nil, fmt.Errorf("test case %s of %s and test case %s would both run as %q: choose one of them in -upstream-workloads",
+				w.TestCase, upstreamConfigPathOf(w.dir()), other, resolved[i].Case)
+		}
+		generated[resolved[i].Case] = from
+	}
+	var b strings.Builder
+	for _, dir := range upstreamConfigDirs {
+		if len(want[dir]) == 0 {
+			continue
+		}
+		var out []any
+		for _, tc := range parsed[dir].cases {
+			name, _ := tc["name"].(string)
+			if want[dir][name] == nil {
 				continue
 			}
-			copied := map[string]any{}
-			for k, v := range w {
-				copied[k] = v
+			kept := map[string]any{}
+			for k, v := range tc {
+				kept[k] = v
 			}
-			copied["labels"] = []any{"kspatch"}
-			delete(copied, "threshold")
-			workloads = append(workloads, copied)
+			kept["name"] = caseName(dir, name)
+			var workloads []any
+			for _, w := range upstreamWorkloads(tc) {
+				if n, _ := w["name"].(string); !want[dir][name][n] {
+					continue
+				}
+				copied := map[string]any{}
+				for k, v := range w {
+					copied[k] = v
+				}
+				copied["labels"] = []any{"kspatch"}
+				delete(copied, "threshold")
+				workloads = append(workloads, copied)
+			}
+			kept["workloads"] = workloads
+			moved, err := relocateTemplatePaths(kept, dir)
+			if err != nil {
+				return "", nil, fmt.Errorf("test case %s of %s: %w", name, upstreamConfigPathOf(dir), err)
+			}
+			out = append(out, moved)
 		}
-		kept["workloads"] = workloads
-		out = append(out, kept)
+		text, err := yaml.Marshal(out)
+		if err != nil {
+			return "", nil, err
+		}
+		fmt.Fprintf(&b, "# Upstream's test cases from %s at %s (bench/upstream.go):\n"+
+			"# only the chosen workloads, labelled kspatch, without thresholds, template paths relative to %s.\n",
+			upstreamConfigPathOf(dir), short(ref), perfPkgDir)
+		b.Write(text)
 	}
-	text, err := yaml.Marshal(out)
+	return b.String(), resolved, nil
+}
+
+// relocateTemplatePaths returns a copy of v, a value of the file of the
+// directory dir of upstreamConfigDirs, in which every template path is
+// relative to perfPkgDir instead of to dir (relocateTemplatePath): a string
+// whose key is templatePath or ends in TemplatePath, and every string of a
+// list whose key is templatePaths or ends in TemplatePaths (the churn
+// operation's). Anything else is copied as it is.
+func relocateTemplatePaths(v any, dir string) (any, error) {
+	switch v := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			var err error
+			s, isString := e.(string)
+			list, isList := e.([]any)
+			switch {
+			case isString && isTemplatePathKey(k):
+				out[k], err = relocateTemplatePath(s, dir)
+			case isList && strings.HasSuffix(k, "s") && isTemplatePathKey(strings.TrimSuffix(k, "s")):
+				paths := make([]any, len(list))
+				for i, item := range list {
+					if p, ok := item.(string); ok {
+						paths[i], err = relocateTemplatePath(p, dir)
+					} else {
+						paths[i], err = relocateTemplatePaths(item, dir)
+					}
+					if err != nil {
+						break
+					}
+				}
+				out[k] = paths
+			default:
+				out[k], err = relocateTemplatePaths(e, dir)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", k, err)
+			}
+		}
+		return out, nil
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			var err error
+			if out[i], err = relocateTemplatePaths(e, dir); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	default:
+		return v, nil
+	}
+}
+
+// isTemplatePathKey reports whether a key of scheduler_perf's configuration
+// holds a template's path: templatePath, podTemplatePath, nodeTemplatePath,
+// defaultPodTemplatePath, persistentVolumeClaimTemplatePath...
+func isTemplatePathKey(k string) bool {
+	return k == "templatePath" || strings.HasSuffix(k, "TemplatePath")
+}
+
+// relocateTemplatePath makes p, a path relative to upstream's directory dir
+// of upstreamPerfDir, relative to perfPkgDir: templates/x.yaml from dra is
+// ../dra/templates/x.yaml; ../templates/x.yaml stays as it is (the
+// directories are siblings). An absolute or empty path stays as it is.
+func relocateTemplatePath(p, dir string) (string, error) {
+	if p == "" || path.IsAbs(p) {
+		return p, nil
+	}
+	target := path.Join(upstreamPerfDir, dir, p)
+	rel, err := filepath.Rel(filepath.FromSlash(perfPkgDir), filepath.FromSlash(target))
 	if err != nil {
-		return "", nil, err
+		return "", fmt.Errorf("template path %q: %w", p, err)
 	}
-	header := fmt.Sprintf("# Upstream's test cases from %s at %s (bench/upstream.go):\n"+
-		"# only the chosen workloads, labelled kspatch, without thresholds.\n", upstreamConfigPath, short(ref))
-	return header + string(text), resolved, nil
+	return filepath.ToSlash(rel), nil
 }
 
 // upstreamWorkloads are the workloads of a test case of upstream's file.
@@ -344,24 +578,35 @@ func upstreamDetail(tc, w map[string]any) string {
 	return detail
 }
 
-// upstreamSource reads upstream's file from the vanilla tree's commit (the
-// pinned release plus the build fix-up): both sides run the very same
-// workloads, whatever the series does to the file.
-func upstreamSource(h *harness) ([]byte, string, error) {
+// upstreamSource reads upstream's files (of every directory of
+// upstreamConfigDirs) from the vanilla tree's commit (the pinned release
+// plus the build fix-up): both sides run the very same workloads, whatever
+// the series does to the files.
+func upstreamSource(h *harness) (upstreamFiles, string, error) {
 	ref, err := h.treeRef("vanilla")
 	if err != nil {
 		return nil, "", err
 	}
-	out, err := h.git(filepath.Join(h.root, "_output", "kubernetes"), "show", ref+":"+upstreamConfigPath)
-	if err != nil {
-		return nil, "", err
+	files := upstreamFiles{}
+	for _, dir := range upstreamConfigDirs {
+		out, err := h.git(filepath.Join(h.root, "_output", "kubernetes"), "show", ref+":"+upstreamConfigPathOf(dir))
+		if err != nil {
+			return nil, "", err
+		}
+		files[dir] = []byte(out)
 	}
-	return []byte(out), ref, nil
+	return files, ref, nil
 }
 
-// upstreamRunName names a run's directory under _output/bench/runs.
+// upstreamRunName names a run's directory under _output/bench/runs: the
+// test case of a configuration other than misc's with its directory in
+// front.
 func upstreamRunName(w upstreamWorkload, s side, rep int) string {
-	return fmt.Sprintf("Upstream-%s-%s-%s-rep%d", w.TestCase, strings.ReplaceAll(w.Workload, "/", "_"), s.Name, rep)
+	testCase := w.TestCase
+	if w.dir() != upstreamMiscDir {
+		testCase = upstreamPrefixedName(w.dir(), w.TestCase)
+	}
+	return fmt.Sprintf("Upstream-%s-%s-%s-rep%d", testCase, strings.ReplaceAll(w.Workload, "/", "_"), s.Name, rep)
 }
 
 // upstreamResult is one run of one upstream workload.
@@ -389,7 +634,7 @@ func runUpstream(h *harness, workloads []upstreamWorkload, reps int, o upstreamO
 		for _, w := range workloads {
 			for _, s := range sidesForRep(upstreamSides, rep) {
 				start := time.Now()
-				items, err := h.run(s.Tree, w.TestCase, w.Workload, upstreamRunName(w, s, rep), nil, o.Profile)
+				items, err := h.run(s.Tree, w.caseName(), w.Workload, upstreamRunName(w, s, rep), nil, o.Profile)
 				if err != nil {
 					return fmt.Errorf("%s on %s: %w", w, s.Name, err)
 				}
@@ -431,12 +676,13 @@ func upstreamMarkdown(h *harness, workloads []upstreamWorkload, results []upstre
 		"with every kspatch gate at its default. %d repetition(s); in each, the two sides run every workload one after the other, "+
 		"in reverse order in every other repetition. %s\n\n",
 		time.Now().UTC().Format("2006-01-02"), runtime.NumCPU(), strings.TrimSpace(string(goVersion)), short(vanillaRef), short(patchedRef), reps, loadNote(results))
-	fmt.Fprintf(&b, "The workloads are upstream's own, from `%s` of the pinned release (read from the vanilla tree, so both sides run the same file): "+
+	fmt.Fprintf(&b, "The workloads are upstream's own, from %s of the pinned release (read from the vanilla tree, so both sides run the same file): "+
 		"the test case as upstream wrote it, with only the chosen workload, which is labelled for the bench package and loses its `threshold` "+
-		"(the lowest throughput upstream's CI machines must reach; here it would fail a slower machine's run instead of measuring it). "+
+		"(the lowest throughput upstream's CI machines must reach; here it would fail a slower machine's run instead of measuring it), "+
+		"and its template paths made relative to the bench package's directory. "+
 		"Each runs in its own process, with its own API server and etcd, as scheduler_perf does. *Upstream parameters*: the workload's "+
-		"`params` and the feature gates it sets. Sizes: `-upstream-size %s` (bench/upstream.go says why each).\n\n",
-		upstreamConfigPath, o.Size)
+		"`params` and the feature gates it sets. Sizes: `-upstream-size %s` (bench/upstream.go says why each).%s\n\n",
+		upstreamSourcesText(workloads), o.Size, upstreamRenamesText(workloads))
 	fmt.Fprintf(&b, "*pods/s*: scheduler_perf's `SchedulingThroughput` (the average of once-a-second samples while the measured pods are scheduled) of the "+
 		"median run (the upper middle one of an even number), min–max over the runs in brackets. *patched/vanilla*: the median of the per-repetition "+
 		"ratios of patched's throughput to vanilla's in the same repetition (min–max). Goal: **≥ %.2f× on every workload**.\n\n", upstreamGoal)
@@ -479,8 +725,50 @@ func upstreamMarkdown(h *harness, workloads []upstreamWorkload, results []upstre
 	}
 	fmt.Fprintf(&b, "\n\nCommand: `%s` (%d repetition(s)). Reproduce with the defaults: `make bench BENCH_ARGS='-suites upstream -reps 3'` "+
 		"(`-upstream-size small` for the quick sizes, `-upstream-workloads SchedulingBasic,Unschedulable/5kNodes/100Init/1kPods` for a subset, "+
+		"`-upstream-workloads dra/SchedulingWithResourceClaimTemplate/5000pods_500nodes` for a workload of upstream's DRA file, "+
 		"`-upstream-cpuprofile` for a CPU profile of every run). Raw data items, logs and profiles are in `_output/bench/runs/Upstream-*`.\n", o.Command, reps)
 	return b.String()
+}
+
+// upstreamSourcesText names the files the workloads come from, misc's
+// first, e.g. "`.../misc/performance-config.yaml` and
+// `.../dra/performance-config.yaml` (the workloads named dra/...)"; misc's
+// file for none.
+func upstreamSourcesText(workloads []upstreamWorkload) string {
+	used := map[string]bool{}
+	for _, w := range workloads {
+		used[w.dir()] = true
+	}
+	var files []string
+	for _, dir := range upstreamConfigDirs {
+		switch {
+		case !used[dir]:
+		case dir == upstreamMiscDir:
+			files = append(files, fmt.Sprintf("`%s`", upstreamConfigPathOf(dir)))
+		default:
+			files = append(files, fmt.Sprintf("`%s` (the workloads named %s/...)", upstreamConfigPathOf(dir), dir))
+		}
+	}
+	if len(files) == 0 {
+		return fmt.Sprintf("`%s`", upstreamConfigPath)
+	}
+	return strings.Join(files, " and ")
+}
+
+// upstreamRenamesText says which workloads run under a test case name that
+// is not upstream's (a test case of another file has the same name), as a
+// sentence with a leading space; empty when none does.
+func upstreamRenamesText(workloads []upstreamWorkload) string {
+	var renamed []string
+	for _, w := range workloads {
+		if w.caseName() != w.TestCase {
+			renamed = append(renamed, fmt.Sprintf("%s runs as test case `%s`", w, w.caseName()))
+		}
+	}
+	if len(renamed) == 0 {
+		return ""
+	}
+	return " A test case of two files has the same name, so " + strings.Join(renamed, ", ") + "."
 }
 
 // orText is s, or alt when s is empty.
