@@ -157,7 +157,7 @@ CI_INTEGRATION_OFF_PKGS := ./test/integration/scheduler/queueing/queueinghint ./
 	./test/integration/scheduler/plugins ./test/integration/scheduler/queueing/former ./test/integration/scheduler/apiqueue \
 	./test/integration/scheduler ./test/integration/scheduler/prequeueinghint ./test/integration/scheduler/queueing/... \
 	./test/integration/scheduler/eventhandler ./test/integration/scheduler/serving ./test/integration/scheduler/extender \
-	./test/integration/scheduler/bind
+	./test/integration/scheduler/bind ./test/integration/dra
 CI_PERF_OFF_PKGS := ./test/integration/scheduler_perf/dra ./test/integration/scheduler_perf/misc
 test: ## everything CI runs, stage by stage; prints every stage's seconds
 	INTEGRATION_OFF_PKGS='$(CI_INTEGRATION_OFF_PKGS)' PERF_OFF_PKGS='$(CI_PERF_OFF_PKGS)' scripts/run-stages $(TEST_STAGES)
@@ -204,7 +204,7 @@ test-race: upstream ## the series' own unit tests with the race detector
 INTEGRATION_PKGS ?= ./test/integration/scheduler/podgroup ./test/integration/scheduler/queueing/queueinghint \
 	./test/integration/scheduler/filters ./test/integration/scheduler/preemption ./test/integration/scheduler/queueing/former \
 	./test/integration/scheduler/plugins ./test/integration/scheduler/scoring ./test/integration/scheduler/apiqueue \
-	./test/integration/scheduler/...
+	./test/integration/scheduler/... ./test/integration/dra
 PERF_PKGS ?= ./test/integration/scheduler_perf/affinity ./test/integration/scheduler_perf/misc \
 	./test/integration/scheduler_perf/...
 INTEGRATION_OFF_PKGS ?= $(INTEGRATION_PKGS)
