@@ -782,61 +782,37 @@ workloads:
   params:
     templatePath: 3
 `
+	// want is the same for every directory but for its name, DIR.
+	const want = `
+name: templates/not-a-path.yaml
+defaultPodTemplatePath: ../DIR/templates/pod.yaml
+templatePathology: templates/kept.yaml
+workloadTemplate:
+- opcode: createAny
+  templatePath: ../DIR/templates/deviceclass.yaml
+  namespace: templates
+- opcode: createNodes
+  nodeTemplatePath: ../templates/node-default.yaml
+- opcode: createPods
+  podTemplatePath: ../DIR/templates/pod.yaml
+  persistentVolumeTemplatePath: ../DIR/templates/pv.yaml
+  persistentVolumeClaimTemplatePath: /abs/pvc.yaml
+- opcode: churn
+  templatePaths:
+  - ../DIR/templates/a.yaml
+  - ../templates/b.yaml
+  otherPaths: [templates/c.yaml]
+- opcode: createNamespaces
+  namespaceTemplatePath: ../DIR/templates/ns.yaml
+  countParam: $namespaces
+workloads:
+- name: w
+  params:
+    templatePath: 3
+`
 	for _, tc := range []struct{ dir, want string }{
-		{"dra", `
-name: templates/not-a-path.yaml
-defaultPodTemplatePath: ../dra/templates/pod.yaml
-templatePathology: templates/kept.yaml
-workloadTemplate:
-- opcode: createAny
-  templatePath: ../dra/templates/deviceclass.yaml
-  namespace: templates
-- opcode: createNodes
-  nodeTemplatePath: ../templates/node-default.yaml
-- opcode: createPods
-  podTemplatePath: ../dra/templates/pod.yaml
-  persistentVolumeTemplatePath: ../dra/templates/pv.yaml
-  persistentVolumeClaimTemplatePath: /abs/pvc.yaml
-- opcode: churn
-  templatePaths:
-  - ../dra/templates/a.yaml
-  - ../templates/b.yaml
-  otherPaths: [templates/c.yaml]
-- opcode: createNamespaces
-  namespaceTemplatePath: ../dra/templates/ns.yaml
-  countParam: $namespaces
-workloads:
-- name: w
-  params:
-    templatePath: 3
-`},
-		{"misc", `
-name: templates/not-a-path.yaml
-defaultPodTemplatePath: ../misc/templates/pod.yaml
-templatePathology: templates/kept.yaml
-workloadTemplate:
-- opcode: createAny
-  templatePath: ../misc/templates/deviceclass.yaml
-  namespace: templates
-- opcode: createNodes
-  nodeTemplatePath: ../templates/node-default.yaml
-- opcode: createPods
-  podTemplatePath: ../misc/templates/pod.yaml
-  persistentVolumeTemplatePath: ../misc/templates/pv.yaml
-  persistentVolumeClaimTemplatePath: /abs/pvc.yaml
-- opcode: churn
-  templatePaths:
-  - ../misc/templates/a.yaml
-  - ../templates/b.yaml
-  otherPaths: [templates/c.yaml]
-- opcode: createNamespaces
-  namespaceTemplatePath: ../misc/templates/ns.yaml
-  countParam: $namespaces
-workloads:
-- name: w
-  params:
-    templatePath: 3
-`},
+		{"dra", strings.ReplaceAll(want, "DIR", "dra")},
+		{"misc", strings.ReplaceAll(want, "DIR", "misc")},
 	} {
 		t.Run(tc.dir, func(t *testing.T) {
 			var in, original, want map[string]any
