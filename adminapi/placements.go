@@ -25,15 +25,21 @@ type placementList struct {
 }
 
 type placementDecisionView struct {
-	Namespace       string                   `json:"namespace"`
-	PodGroup        string                   `json:"podGroup"`
-	Time            time.Time                `json:"time"`
-	AgeSeconds      float64                  `json:"ageSeconds"`
-	DurationSeconds float64                  `json:"durationSeconds"`
-	Result          string                   `json:"result"`
-	Message         string                   `json:"message,omitempty"`
-	Pods            int                      `json:"pods"`
-	Placements      []generatedPlacementView `json:"placements"`
+	Namespace       string    `json:"namespace"`
+	PodGroup        string    `json:"podGroup"`
+	Time            time.Time `json:"time"`
+	AgeSeconds      float64   `json:"ageSeconds"`
+	DurationSeconds float64   `json:"durationSeconds"`
+	Result          string    `json:"result"`
+	Message         string    `json:"message,omitempty"`
+	// HeldAt, when no placement was chosen, is the widest topology level
+	// tried and why no domain of it fits (multi-level topology).
+	HeldAt string `json:"heldAt,omitempty"`
+	Pods   int    `json:"pods"`
+	// Levels are the topology levels the search went through, narrowest
+	// first; absent for a group without a Preferred level.
+	Levels     []placementLevelView     `json:"levels,omitempty"`
+	Placements []generatedPlacementView `json:"placements"`
 	// PlacementsOmitted counts the generated placements the scheduler did
 	// not keep (it keeps a bounded number per decision).
 	PlacementsOmitted int                 `json:"placementsOmitted,omitempty"`
@@ -68,13 +74,34 @@ type unfitPodView struct {
 	Rejections []pluginDiagnosisView `json:"rejections"`
 }
 
+type placementLevelView struct {
+	Key         string `json:"key"`
+	Mode        string `json:"mode,omitempty"`
+	Placements  int    `json:"placements"`
+	Evaluated   int    `json:"evaluated"`
+	RoomLeftOut int    `json:"roomLeftOut"`
+	Feasible    int    `json:"feasible"`
+	Result      string `json:"result"`
+	Reason      string `json:"reason,omitempty"`
+}
+
 type generatedPlacementView struct {
 	Name  string `json:"name"`
 	Nodes int    `json:"nodes"`
+	Level string `json:"level,omitempty"`
+}
+
+type domainPodsView struct {
+	Domain string `json:"domain"`
+	Pods   int    `json:"pods"`
 }
 
 type placementEvalView struct {
-	Placement       string            `json:"placement"`
+	Placement string `json:"placement"`
+	Level     string `json:"level,omitempty"`
+	// Domains are the narrowest level's domains the placement's pods use,
+	// and how many go to each.
+	Domains         []domainPodsView  `json:"domains,omitempty"`
 	Feasible        bool              `json:"feasible"`
 	Reason          string            `json:"reason,omitempty"`
 	PodsFit         int               `json:"podsFit"`
@@ -175,6 +202,7 @@ func newPlacementDecisionView(d *PlacementDecision, now time.Time) placementDeci
 		DurationSeconds:   seconds(d.Duration),
 		Result:            d.Result,
 		Message:           d.Message,
+		HeldAt:            d.HeldAt,
 		Pods:              d.Pods,
 		Placements:        make([]generatedPlacementView, len(d.Placements)),
 		PlacementsOmitted: d.PlacementsOmitted,
@@ -193,12 +221,17 @@ func newPlacementDecisionView(d *PlacementDecision, now time.Time) placementDeci
 		v.RoomPerPod = append(v.RoomPerPod, resourceAmountView{Name: ra.Name, Quantity: ra.Quantity})
 	}
 	v.PodsFit, v.FirstUnfit = d.PodsFit, newUnfitPodView(d.FirstUnfit)
+	for _, l := range d.Levels {
+		v.Levels = append(v.Levels, placementLevelView{Key: l.Key, Mode: l.Mode, Placements: l.Placements, Evaluated: l.Evaluated,
+			RoomLeftOut: l.RoomLeftOut, Feasible: l.Feasible, Result: l.Result, Reason: l.Reason})
+	}
 	for i, p := range d.Placements {
-		v.Placements[i] = generatedPlacementView{Name: p.Name, Nodes: p.Nodes}
+		v.Placements[i] = generatedPlacementView{Name: p.Name, Nodes: p.Nodes, Level: p.Level}
 	}
 	for i, e := range d.Evaluations {
 		ev := placementEvalView{
 			Placement:       e.Placement,
+			Level:           e.Level,
 			Feasible:        e.Feasible,
 			Reason:          e.Reason,
 			PodsFit:         e.PodsFit,
@@ -209,6 +242,9 @@ func newPlacementDecisionView(d *PlacementDecision, now time.Time) placementDeci
 		}
 		for j, s := range e.Scores {
 			ev.Scores[j] = pluginScoreView{Plugin: s.Plugin, Score: s.Score}
+		}
+		for _, dp := range e.Domains {
+			ev.Domains = append(ev.Domains, domainPodsView{Domain: dp.Domain, Pods: dp.Pods})
 		}
 		ev.FirstUnfit = newUnfitPodView(e.FirstUnfit)
 		v.Evaluations[i] = ev
@@ -311,16 +347,43 @@ func (doc placementList) writeDetails(w io.Writer) error {
 		row(t, "Duration:", shortDuration(v.duration))
 		row(t, "Pods:", fmt.Sprintf("%d (%d needed)", v.Pods, v.Required))
 		row(t, "Chosen placement:", orNone(v.Chosen))
+		if v.HeldAt != "" {
+			row(t, "Held at:", v.HeldAt)
+		}
 		if err := t.Flush(); err != nil {
 			return err
 		}
 
+		if len(v.Levels) > 0 {
+			_, _ = fmt.Fprintf(w, "\nTopology levels (%d, narrowest first):\n", len(v.Levels))
+			t = newTable(w)
+			row(t, "  LEVEL", "MODE", "PLACEMENTS", "EVALUATED", "ROOM LEFT OUT", "FEASIBLE", "RESULT", "REASON")
+			for _, l := range v.Levels {
+				row(t, "  "+l.Key, orNone(l.Mode), strconv.Itoa(l.Placements), strconv.Itoa(l.Evaluated),
+					strconv.Itoa(l.RoomLeftOut), strconv.Itoa(l.Feasible), l.Result, orNone(l.Reason))
+			}
+			if err := t.Flush(); err != nil {
+				return err
+			}
+		}
+
+		// The level columns only for a group with levels, so that other
+		// groups' tables stay as they were.
+		levels := v.hasLevels()
 		_, _ = fmt.Fprintf(w, "\nPlacements generated (%d):\n", len(v.Placements)+v.PlacementsOmitted)
 		if len(v.Placements) > 0 {
 			t = newTable(w)
-			row(t, "  NAME", "NODES")
+			if levels {
+				row(t, "  NAME", "LEVEL", "NODES")
+			} else {
+				row(t, "  NAME", "NODES")
+			}
 			for _, p := range v.Placements {
-				row(t, "  "+p.Name, strconv.Itoa(p.Nodes))
+				if levels {
+					row(t, "  "+p.Name, orNone(p.Level), strconv.Itoa(p.Nodes))
+				} else {
+					row(t, "  "+p.Name, strconv.Itoa(p.Nodes))
+				}
 			}
 			if err := t.Flush(); err != nil {
 				return err
@@ -333,7 +396,11 @@ func (doc placementList) writeDetails(w io.Writer) error {
 		_, _ = fmt.Fprintf(w, "\nPlacements evaluated (%d):\n", len(v.Evaluations))
 		if len(v.Evaluations) > 0 {
 			t = newTable(w)
-			row(t, "  PLACEMENT", "FEASIBLE", "PODS FIT", "DURATION", "SCORES", "TOTAL", "REASON")
+			if levels {
+				row(t, "  PLACEMENT", "LEVEL", "FEASIBLE", "PODS FIT", "DURATION", "SCORES", "TOTAL", "REASON")
+			} else {
+				row(t, "  PLACEMENT", "FEASIBLE", "PODS FIT", "DURATION", "SCORES", "TOTAL", "REASON")
+			}
 			for _, e := range v.Evaluations {
 				total := none
 				if e.Feasible {
@@ -343,6 +410,11 @@ func (doc placementList) writeDetails(w io.Writer) error {
 				if e.Placement == v.Chosen {
 					chosen = " *"
 				}
+				if levels {
+					row(t, "  "+e.Placement+chosen, orNone(e.Level), yesNo(e.Feasible), fmt.Sprintf("%d/%d", e.PodsFit, v.Pods),
+						shortDuration(e.duration), orNone(joinScores(e.Scores)), total, orNone(e.Reason))
+					continue
+				}
 				row(t, "  "+e.Placement+chosen, yesNo(e.Feasible), fmt.Sprintf("%d/%d", e.PodsFit, v.Pods),
 					shortDuration(e.duration),
 					orNone(joinScores(e.Scores)), total, orNone(e.Reason))
@@ -350,6 +422,9 @@ func (doc placementList) writeDetails(w io.Writer) error {
 			if err := t.Flush(); err != nil {
 				return err
 			}
+		}
+		if err := v.writeDomains(w); err != nil {
+			return err
 		}
 
 		if v.RoomLeftOutCount > 0 {
@@ -377,6 +452,58 @@ func (doc placementList) writeDetails(w io.Writer) error {
 		}
 	}
 	return doc.footer(w)
+}
+
+// hasLevels reports whether the decision is of a group with topology
+// levels: it has level records, or a placement or evaluation names its
+// level or domains.
+func (v *placementDecisionView) hasLevels() bool {
+	if len(v.Levels) > 0 {
+		return true
+	}
+	for _, p := range v.Placements {
+		if p.Level != "" {
+			return true
+		}
+	}
+	for _, e := range v.Evaluations {
+		if e.Level != "" || len(e.Domains) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// writeDomains writes, for the evaluated placements wider than the
+// group's narrowest level, the narrowest level's domains their pods use,
+// one line each: a partial fit such as a gang spilled over two racks of a
+// block. It writes nothing when no evaluation has domains.
+func (v *placementDecisionView) writeDomains(w io.Writer) error {
+	n := 0
+	for _, e := range v.Evaluations {
+		if len(e.Domains) > 0 {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	_, _ = fmt.Fprintf(w, "\nPods per domain of the narrowest level (%s):\n", count(n, "placement", "placements"))
+	t := newTable(w)
+	row(t, "  PLACEMENT", "DOMAIN", "PODS")
+	for _, e := range v.Evaluations {
+		name := e.Placement
+		if name == v.Chosen {
+			name += " *"
+		}
+		for i, d := range e.Domains {
+			if i > 0 {
+				name = ""
+			}
+			row(t, "  "+name, d.Domain, strconv.Itoa(d.Pods))
+		}
+	}
+	return t.Flush()
 }
 
 // joinScores formats scores as "Plugin=score,...".

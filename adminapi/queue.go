@@ -102,6 +102,10 @@ type queuedPodDoc struct {
 	Kind       string    `json:"kind"`
 	TakenAt    time.Time `json:"takenAt"`
 	queuedPodView
+	// PlacementLevel, for a pod of a group whose latest recorded cycle
+	// chose no placement, is the topology level the group is held at and
+	// why no domain of it fits (that cycle's heldAt; multi-level topology).
+	PlacementLevel    string `json:"placementLevel,omitempty"`
 	NominatedNodeName string `json:"nominatedNodeName,omitempty"`
 	// NextEligibleTime is when the pod may next be attempted: takenAt for an
 	// active pod, the backoff expiry for a backing-off one; absent when it
@@ -231,7 +235,31 @@ func (a *api) getQueuedPod(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	doc := newQueuedPodDoc(d)
+	if d.PodGroup != "" && a.opts.Placements != nil {
+		snap, err := fetch(a, r, a.opts.Placements.PlacementSnapshot)
+		if err != nil {
+			a.sourceError(w, r, "the placement decisions", err)
+			return
+		}
+		doc.PlacementLevel = heldAt(snap, ns, d.PodGroup)
+	}
 	a.render(w, r, doc, doc.writeText)
+}
+
+// heldAt returns the HeldAt of the latest recorded decision of the pod
+// group namespace/name: where the group waits, if its last cycle chose no
+// placement. It is empty when that decision chose one, has no levels, or
+// when no decision of the group is recorded.
+func heldAt(snap *PlacementSnapshot, namespace, name string) string {
+	if snap == nil {
+		return ""
+	}
+	for i := range snap.Decisions {
+		if d := &snap.Decisions[i]; d.Namespace == namespace && d.PodGroup == name {
+			return d.HeldAt
+		}
+	}
+	return ""
 }
 
 // urlParam returns a path parameter, unescaped.
@@ -532,6 +560,9 @@ func (doc queuedPodDoc) writeText(w io.Writer) error {
 	row(t, "Pending plugins:", joinOrNone(doc.PendingPlugins))
 	row(t, "Gating plugin:", orNone(doc.GatingPlugin))
 	row(t, "Pod group:", orNone(doc.PodGroup))
+	if doc.PlacementLevel != "" {
+		row(t, "Placement level:", doc.PlacementLevel)
+	}
 	row(t, "Nominated node:", orNone(doc.NominatedNodeName))
 	if doc.LastFailure == nil {
 		row(t, "Last failure:", none)

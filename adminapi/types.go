@@ -268,6 +268,56 @@ type PlacementDecision struct {
 	// FirstUnfit is the first pod that did not, nil if none was recorded.
 	PodsFit    int
 	FirstUnfit *UnfitPod
+	// Levels are the topology levels the placement search went through,
+	// narrowest first, and those it did not need to try; empty for a group
+	// without a Preferred level (multi-level topology).
+	Levels []PlacementLevel
+	// HeldAt, for a cycle where no placement was chosen, is the widest
+	// level tried and why no domain of it fits: where the group waits.
+	// Empty when a placement was chosen, or the group has no levels.
+	HeldAt string
+}
+
+// Results of a topology level in a placement search
+// (PlacementLevel.Result).
+const (
+	// LevelChosen: the chosen placement is one domain of this level.
+	LevelChosen = "Chosen"
+	// LevelNoFit: no candidate of the level fits the group.
+	LevelNoFit = "NoFit"
+	// LevelNotTried: a narrower level fit, so the search did not get here.
+	LevelNotTried = "NotTried"
+)
+
+// LevelCluster is the key of the whole-cluster level, the widest of a group
+// whose levels are all Preferred.
+const LevelCluster = "cluster"
+
+// PlacementLevel is what a placement search found at one topology level.
+type PlacementLevel struct {
+	// Key is the level's node label key, or LevelCluster.
+	Key string
+	// Mode is LevelRequired or LevelPreferred; empty for LevelCluster.
+	Mode string
+	// Placements counts the candidates generated at the level; Evaluated
+	// those tried with Filter; RoomLeftOut those the room check left out
+	// first; Feasible those where enough of the group's pods fit.
+	Placements, Evaluated, RoomLeftOut, Feasible int
+	// Result is LevelChosen, LevelNoFit or LevelNotTried.
+	Result string
+	// Reason says why no candidate of the level was chosen, e.g. "no
+	// topology.kubernetes.io/rack domain fits 6 pods: the best, ..., fits
+	// 4"; empty for the chosen level.
+	Reason string
+}
+
+// DomainPods is how many of a group's pods a placement puts in one domain
+// of a narrower topology level.
+type DomainPods struct {
+	// Domain names the domain, as the scheduler names placements.
+	Domain string
+	// Pods is the number of the group's pods that go there.
+	Pods int
 }
 
 // PlacementRoom is a placement the room check left out: its nodes hold at
@@ -283,12 +333,22 @@ type GeneratedPlacement struct {
 	Name string
 	// Nodes is the number of nodes in the placement.
 	Nodes int
+	// Level is the topology level the placement is one domain of (a label
+	// key or LevelCluster); empty for a group without a Preferred level.
+	Level string
 }
 
 // PlacementEvaluation is the result of simulating the group in one placement.
 type PlacementEvaluation struct {
 	// Placement is the evaluated placement's name.
 	Placement string
+	// Level is as in GeneratedPlacement.
+	Level string
+	// Domains, for a placement wider than the group's narrowest level,
+	// are the domains of the narrowest level its pods use and how many go
+	// to each, most first (a partial fit, e.g. a gang spilled over two
+	// racks of a block); empty otherwise.
+	Domains []DomainPods
 	// Feasible reports whether enough of the group's pods fit.
 	Feasible bool
 	// Reason says why the placement is not feasible; empty if it is.
@@ -368,7 +428,7 @@ type PodGroupDetail struct {
 	Members []PodGroupMember
 }
 
-// Modes of a topology level (TopologyLevel.Mode).
+// Modes of a topology level (TopologyLevel.Mode, PlacementLevel.Mode).
 const (
 	// LevelRequired: all the group's pods within one domain of the level.
 	LevelRequired = "required"

@@ -206,7 +206,7 @@ func All() []Dashboard {
 		},
 		{
 			File: "kspatch-podgroups.json", UID: "kspatch-podgroups", Title: "kspatch / Pod groups (KEP-5732)",
-			Description: "Pod-group (gang) scheduling cycles (gate GangScheduling): how often groups are tried, how often they fit, how long a cycle takes, and the pods the group logic holds back; the Placement row charts topology-aware placement (gate TopologyAwareWorkloadScheduling). `curl 127.0.0.1:10261/debug/placements` shows the recent cycles: the placements generated and evaluated, the one chosen, and every pod's node.",
+			Description: "Pod-group (gang) scheduling cycles (gate GangScheduling): how often groups are tried, how often they fit, how long a cycle takes, and the pods the group logic holds back; the Placement row charts topology-aware placement (gate TopologyAwareWorkloadScheduling) and its topology levels (gate PodGroupTopologyLevels). `curl 127.0.0.1:10261/debug/placements` shows the recent cycles: the placements generated and evaluated, the one chosen, and every pod's node.",
 			Tags:        []string{"kspatch", "kube-scheduler", "KEP-5732"},
 			Panels: []Panel{
 				{
@@ -246,6 +246,16 @@ func All() []Dashboard {
 						Title: "Placement evaluations by result", Unit: "ops", Stack: true,
 						Description: "Placements evaluated per second (the group's pods tried in the placement's nodes) by result: feasible (enough of the group's pods fit), infeasible, error. Evaluation stops once enough feasible placements are found, so not every generated placement is evaluated.",
 						Targets:     []Target{{rate("scheduler_placement_evaluations_total", "", "result"), "{{result}}"}},
+					},
+					{
+						Title: "Generated placements by level", Unit: "ops", Stack: true,
+						Description: "Candidate placements generated per second for pod groups with a Preferred topology level (gate PodGroupTopologyLevels), by level: the node label key of the level a placement is one domain of (e.g. one per rack at the rack level, one per block at the block level), or cluster for the whole cluster. The levels are tried narrowest first; a wider level's candidates are evaluated only when no domain of the narrower level fits the group.",
+						Targets:     []Target{{rate("scheduler_generated_placements_by_level_total", "", "level"), "{{level}}"}},
+					},
+					{
+						Title: "Placement evaluations by level and result", Unit: "ops", Stack: true,
+						Description: "Placements of pod groups with a Preferred topology level evaluated per second, by level and result: feasible, infeasible (including those the room check left out) or error. Infeasible evaluations at a narrow level (rack) followed by feasible ones at a wider level (block) are groups spilled over several domains of the narrow level; `curl 127.0.0.1:10261/debug/placements/NAMESPACE/GROUP` shows each level's result and the pods per domain.",
+						Targets:     []Target{{rate("scheduler_placement_evaluations_by_level_total", "", "level, result"), "{{level}} {{result}}"}},
 					},
 					{
 						Title: "Placement decision duration", Unit: "s",

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	pgapi "k8s.io/kubernetes/pkg/scheduler/apis/podgroup/v1alpha1"
 	"k8s.io/kubernetes/pkg/scheduler/backend/podgroup"
 
 	"kspatch.dev/adminapi"
@@ -20,7 +21,8 @@ type PlacementSnapshotter interface {
 // recent pod-group cycles (GangScheduling). Every decision has the pod
 // assignments; a group with a topology constraint
 // (TopologyAwareWorkloadScheduling) also has the placements generated and
-// evaluated, and the one chosen.
+// evaluated, and the one chosen; a group with a Preferred topology level
+// (PodGroupTopologyLevels), what the search found at each level.
 type PlacementSource struct {
 	Recorder PlacementSnapshotter
 	// Now is the clock; time.Now when nil.
@@ -65,6 +67,8 @@ func placementDecision(d *podgroup.Decision) adminapi.PlacementDecision {
 		Assignments:       make([]adminapi.PodAssignment, len(d.Assignments)),
 		Required:          d.MinCount,
 		RoomLeftOutCount:  d.RoomLeftOutCount,
+		Levels:            placementLevels(d.Levels),
+		HeldAt:            d.HeldAt,
 	}
 	for _, room := range d.RoomLeftOut {
 		out.RoomLeftOut = append(out.RoomLeftOut, adminapi.PlacementRoom{Placement: room.Placement, Pods: room.Pods})
@@ -94,7 +98,7 @@ func generatedPlacements(ps []podgroup.GeneratedPlacement) []adminapi.GeneratedP
 	}
 	out := make([]adminapi.GeneratedPlacement, len(ps))
 	for i, p := range ps {
-		out[i] = adminapi.GeneratedPlacement{Name: p.Name, Nodes: p.Nodes}
+		out[i] = adminapi.GeneratedPlacement{Name: p.Name, Nodes: p.Nodes, Level: p.Level}
 	}
 	return out
 }
@@ -109,6 +113,8 @@ func placementEvaluations(es []podgroup.PlacementEvaluation) []adminapi.Placemen
 	for i, e := range es {
 		out[i] = adminapi.PlacementEvaluation{
 			Placement:  e.Placement,
+			Level:      e.Level,
+			Domains:    domainPods(e.Domains),
 			Feasible:   e.Feasible,
 			Reason:     e.Reason,
 			PodsFit:    e.PodsFit,
@@ -117,6 +123,67 @@ func placementEvaluations(es []podgroup.PlacementEvaluation) []adminapi.Placemen
 			TotalScore: e.TotalScore,
 			FirstUnfit: unfitPod(e.FirstUnfit),
 		}
+	}
+	return out
+}
+
+// placementLevels copies what the placement search found at each topology
+// level, narrowest first; nil for a group without a Preferred level.
+func placementLevels(ls []podgroup.LevelRecord) []adminapi.PlacementLevel {
+	if len(ls) == 0 {
+		return nil
+	}
+	out := make([]adminapi.PlacementLevel, len(ls))
+	for i, l := range ls {
+		out[i] = adminapi.PlacementLevel{
+			Key:         l.Key,
+			Mode:        levelMode(l.Mode),
+			Placements:  l.Placements,
+			Evaluated:   l.Evaluated,
+			RoomLeftOut: l.RoomLeftOut,
+			Feasible:    l.Feasible,
+			Result:      levelResult(l.Result),
+			Reason:      l.Reason,
+		}
+	}
+	return out
+}
+
+// levelMode maps a level's mode (the PodGroup API's spelling) to adminapi's,
+// the one /debug/queue/podgroups uses; empty (the cluster level) stays
+// empty.
+func levelMode(m string) string {
+	switch pgapi.TopologyMode(m) {
+	case pgapi.TopologyRequired:
+		return adminapi.LevelRequired
+	case pgapi.TopologyPreferred:
+		return adminapi.LevelPreferred
+	}
+	return m
+}
+
+// levelResult maps the recorder's level results to adminapi's.
+func levelResult(r string) string {
+	switch r {
+	case podgroup.LevelChosen:
+		return adminapi.LevelChosen
+	case podgroup.LevelFailed:
+		return adminapi.LevelNoFit
+	case podgroup.LevelNotTried:
+		return adminapi.LevelNotTried
+	}
+	return r
+}
+
+// domainPods copies the pods per narrowest-level domain of a placement;
+// nil for a placement of the narrowest level.
+func domainPods(ds []podgroup.DomainPods) []adminapi.DomainPods {
+	if len(ds) == 0 {
+		return nil
+	}
+	out := make([]adminapi.DomainPods, len(ds))
+	for i, d := range ds {
+		out[i] = adminapi.DomainPods{Domain: d.Domain, Pods: d.Pods}
 	}
 	return out
 }

@@ -9,8 +9,11 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/kubernetes/pkg/scheduler/backend/podgroup"
+	"k8s.io/kubernetes/pkg/scheduler/backend/queue"
 
 	"kspatch.dev/adminapi"
 )
@@ -169,6 +172,64 @@ func TestPlacementSnapshot(t *testing.T) {
 			}},
 		},
 		{
+			name: "required block, preferred rack: no rack fits, a block does with the pods over two racks",
+			decisions: fakeRecorder{{
+				PodGroup: train, Time: now, Result: podgroup.ResultScheduled, MinCount: 6, Chosen: "block=b1",
+				Levels: []podgroup.LevelRecord{
+					{Key: "rack", Mode: "Preferred", Placements: 3, Evaluated: 2, RoomLeftOut: 1, Result: podgroup.LevelFailed,
+						Reason: "no rack domain fits 6 pods: the best, block=b1,rack=r1, fits 4"},
+					{Key: "block", Mode: "Required", Placements: 2, Evaluated: 1, Feasible: 1, Result: podgroup.LevelChosen},
+					{Key: podgroup.LevelCluster, Result: podgroup.LevelNotTried},
+				},
+				Placements: []podgroup.GeneratedPlacement{
+					{Name: "block=b1,rack=r1", Nodes: 4, Level: "rack"}, {Name: "block=b1", Nodes: 8, Level: "block"},
+				},
+				Evaluations: []podgroup.PlacementEvaluation{
+					{Placement: "block=b1,rack=r1", Level: "rack", Reason: "4 of 6 pods fit, 6 needed", PodsFit: 4},
+					{Placement: "block=b1", Level: "block", Feasible: true, PodsFit: 6, TotalScore: 90,
+						Domains: []podgroup.DomainPods{{Domain: "block=b1,rack=r1", Pods: 4}, {Domain: "block=b1,rack=r2", Pods: 2}}},
+				},
+			}},
+			want: []adminapi.PlacementDecision{{
+				Namespace: "ml", PodGroup: "train", Time: now, Result: adminapi.ResultScheduled, Required: 6, Chosen: "block=b1",
+				Assignments: []adminapi.PodAssignment{},
+				Levels: []adminapi.PlacementLevel{
+					{Key: "rack", Mode: adminapi.LevelPreferred, Placements: 3, Evaluated: 2, RoomLeftOut: 1, Result: adminapi.LevelNoFit,
+						Reason: "no rack domain fits 6 pods: the best, block=b1,rack=r1, fits 4"},
+					{Key: "block", Mode: adminapi.LevelRequired, Placements: 2, Evaluated: 1, Feasible: 1, Result: adminapi.LevelChosen},
+					{Key: adminapi.LevelCluster, Result: adminapi.LevelNotTried},
+				},
+				Placements: []adminapi.GeneratedPlacement{
+					{Name: "block=b1,rack=r1", Nodes: 4, Level: "rack"}, {Name: "block=b1", Nodes: 8, Level: "block"},
+				},
+				Evaluations: []adminapi.PlacementEvaluation{
+					{Placement: "block=b1,rack=r1", Level: "rack", Reason: "4 of 6 pods fit, 6 needed", PodsFit: 4},
+					{Placement: "block=b1", Level: "block", Feasible: true, PodsFit: 6, TotalScore: 90,
+						Domains: []adminapi.DomainPods{{Domain: "block=b1,rack=r1", Pods: 4}, {Domain: "block=b1,rack=r2", Pods: 2}}},
+				},
+			}},
+		},
+		{
+			name: "preferred levels only: held at the cluster level",
+			decisions: fakeRecorder{{
+				PodGroup: train, Time: now, Result: podgroup.ResultUnschedulable, MinCount: 6,
+				HeldAt: "no cluster domain fits 6 pods: the best, cluster, fits 5",
+				Levels: []podgroup.LevelRecord{
+					{Key: "rack", Mode: "Preferred", Placements: 1, Evaluated: 1, Result: podgroup.LevelFailed, Reason: "no rack domain fits 6 pods: the best, rack=r1, fits 3"},
+					{Key: podgroup.LevelCluster, Placements: 1, Evaluated: 1, Result: podgroup.LevelFailed, Reason: "no cluster domain fits 6 pods: the best, cluster, fits 5"},
+				},
+			}},
+			want: []adminapi.PlacementDecision{{
+				Namespace: "ml", PodGroup: "train", Time: now, Result: adminapi.ResultUnschedulable, Required: 6,
+				Assignments: []adminapi.PodAssignment{},
+				HeldAt:      "no cluster domain fits 6 pods: the best, cluster, fits 5",
+				Levels: []adminapi.PlacementLevel{
+					{Key: "rack", Mode: adminapi.LevelPreferred, Placements: 1, Evaluated: 1, Result: adminapi.LevelNoFit, Reason: "no rack domain fits 6 pods: the best, rack=r1, fits 3"},
+					{Key: adminapi.LevelCluster, Placements: 1, Evaluated: 1, Result: adminapi.LevelNoFit, Reason: "no cluster domain fits 6 pods: the best, cluster, fits 5"},
+				},
+			}},
+		},
+		{
 			name:      "a decision without assignments",
 			decisions: fakeRecorder{{PodGroup: train, Time: now, Result: "Unknown"}},
 			want: []adminapi.PlacementDecision{{
@@ -286,5 +347,58 @@ func TestPlacementsFromRecorder(t *testing.T) {
 	}
 	if rec := serve(router, "/debug/placements/ml/old"); rec.Code != http.StatusNotFound {
 		t.Errorf("/debug/placements/ml/old (dropped from the ring): HTTP %d, want 404", rec.Code)
+	}
+}
+
+// TestPlacementLevelOfQueuedPod serves a queued gang member and a real
+// recorder through the router, wired as the scheduler command wires them:
+// the pod shows the level its group is held at while, and only while, the
+// group's newest cycle holds it there.
+func TestPlacementLevelOfQueuedPod(t *testing.T) {
+	start := time.Now().Add(-time.Minute)
+	moe := types.NamespacedName{Namespace: "ml", Name: "moe"}
+	member := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: "moe-0", UID: "u-moe-0", Labels: map[string]string{PodGroupLabel: "moe"}}}
+	r := podgroup.NewRecorder(0)
+	router := adminapi.NewRouter(adminapi.Options{
+		Queue:      &QueueSource{Queue: &fakeQueue{snap: queue.Snapshot{Pods: []queue.PodSnapshot{{Pod: member, Queue: queue.SnapshotUnschedulable}}}}},
+		Placements: &PlacementSource{Recorder: r},
+	})
+	const held = "no topology.kubernetes.io/block domain fits 6 pods: the best, topology.kubernetes.io/block=b1, fits 5"
+	for i, step := range []struct {
+		name   string
+		record *podgroup.Decision // recorded before the request; nil: none
+		want   string
+	}{
+		{name: "no cycle recorded yet"},
+		{name: "another group held", record: &podgroup.Decision{PodGroup: types.NamespacedName{Namespace: "ml", Name: "other"},
+			Result: podgroup.ResultUnschedulable, HeldAt: "no rack domain fits 2 pods"}},
+		{name: "held at the block level", record: &podgroup.Decision{PodGroup: moe, Result: podgroup.ResultUnschedulable, HeldAt: held,
+			Levels: []podgroup.LevelRecord{{Key: "topology.kubernetes.io/block", Mode: "Required", Result: podgroup.LevelFailed, Reason: held}}},
+			want: held},
+		{name: "a newer cycle chose a placement", record: &podgroup.Decision{PodGroup: moe, Result: podgroup.ResultScheduled, Chosen: "topology.kubernetes.io/block=b2",
+			Levels: []podgroup.LevelRecord{{Key: "topology.kubernetes.io/block", Mode: "Required", Result: podgroup.LevelChosen}}}},
+	} {
+		t.Run(step.name, func(t *testing.T) {
+			if d := step.record; d != nil {
+				d.Time = start.Add(time.Duration(i) * time.Second)
+				r.Record(*d)
+			}
+			rec := serve(router, "/debug/queue/pods/ml/moe-0?output=json")
+			if rec.Code != http.StatusOK {
+				t.Fatalf("HTTP %d: %s", rec.Code, rec.Body)
+			}
+			var doc struct {
+				PlacementLevel *string `json:"placementLevel"`
+			}
+			if err := json.Unmarshal(rec.Body.Bytes(), &doc); err != nil {
+				t.Fatal(err)
+			}
+			switch {
+			case step.want == "" && doc.PlacementLevel != nil:
+				t.Errorf("placementLevel %q, want none", *doc.PlacementLevel)
+			case step.want != "" && (doc.PlacementLevel == nil || *doc.PlacementLevel != step.want):
+				t.Errorf("placementLevel %v, want %q: %s", doc.PlacementLevel, step.want, rec.Body)
+			}
+		})
 	}
 }

@@ -59,7 +59,11 @@ func (s *PodGroupSource) PodGroup(_ context.Context, namespace, name string) (*a
 		}
 		if c := pg.Spec.SchedulingConstraints; c != nil {
 			for _, t := range c.Topology {
-				d.Levels = append(d.Levels, adminapi.TopologyLevel{Key: t.Key, Mode: adminapi.LevelRequired})
+				mode := adminapi.LevelRequired
+				if t.IsPreferred() {
+					mode = adminapi.LevelPreferred
+				}
+				d.Levels = append(d.Levels, adminapi.TopologyLevel{Key: t.Key, Mode: mode})
 			}
 		}
 		d.Scheduled = int(pg.Status.Scheduled)

@@ -56,6 +56,14 @@ func TestPodGroupSource(t *testing.T) {
 				Status: pgapi.PodGroupStatus{Scheduled: 1, Conditions: []metav1.Condition{{Type: pgapi.PodGroupScheduled, Status: metav1.ConditionFalse,
 					Reason: "Unschedulable", Message: "no placement fits", LastTransitionTime: metav1.Time{Time: now.Add(-time.Minute)}}}},
 			},
+			key("moe"): {
+				ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: "moe"},
+				Spec: pgapi.PodGroupSpec{
+					SchedulingPolicy: pgapi.PodGroupSchedulingPolicy{Gang: &pgapi.GangSchedulingPolicy{MinCount: 6}},
+					SchedulingConstraints: &pgapi.PodGroupSchedulingConstraints{Topology: []pgapi.TopologyConstraint{
+						{Key: "block"}, {Key: "rack", Mode: pgapi.TopologyPreferred}}},
+				},
+			},
 			key("batch"): {ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: "batch"},
 				Spec: pgapi.PodGroupSpec{SchedulingPolicy: pgapi.PodGroupSchedulingPolicy{Basic: &pgapi.BasicSchedulingPolicy{}}}},
 		},
@@ -74,6 +82,9 @@ func TestPodGroupSource(t *testing.T) {
 			Levels: []adminapi.TopologyLevel{{Key: "rack", Mode: adminapi.LevelRequired}}, Scheduled: 1,
 			Condition: &adminapi.GroupCondition{Status: "False", Reason: "Unschedulable", Message: "no placement fits", LastTransitionTime: now.Add(-time.Minute)},
 			Members:   []adminapi.PodGroupMember{{Name: "w-0", UID: "uid-w-0", Node: "node-1"}, {Name: "w-1", UID: "uid-w-1"}, {Name: "w-2", UID: "uid-w-2", Deleting: true}}}},
+		{name: "moe", want: &adminapi.PodGroupDetail{TakenAt: now, Namespace: "ml", Name: "moe", Found: true, Policy: adminapi.PolicyGang, MinCount: 6,
+			// An empty mode is Required.
+			Levels: []adminapi.TopologyLevel{{Key: "block", Mode: adminapi.LevelRequired}, {Key: "rack", Mode: adminapi.LevelPreferred}}}},
 		{name: "batch", want: &adminapi.PodGroupDetail{TakenAt: now, Namespace: "ml", Name: "batch", Found: true, Policy: adminapi.PolicyBasic, Levels: []adminapi.TopologyLevel{}}},
 		{name: "orphan", want: &adminapi.PodGroupDetail{TakenAt: now, Namespace: "ml", Name: "orphan", Levels: []adminapi.TopologyLevel{},
 			Members: []adminapi.PodGroupMember{{Name: "o-0", UID: "uid-o-0"}}}},
