@@ -2,11 +2,19 @@ package deploy
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"go/ast"
+	"go/build"
+	"go/parser"
+	"go/token"
 	"math"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -15,12 +23,21 @@ import (
 	crdvalidation "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	apiservercel "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
+	celmodel "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/model"
+	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
+	"k8s.io/apiextensions-apiserver/pkg/registry/customresource/tableconvertor"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
+	"k8s.io/apiserver/pkg/cel/environment"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	featuregatetesting "k8s.io/component-base/featuregate/testing"
+	"k8s.io/kubernetes/pkg/features"
 	pgv1alpha1 "k8s.io/kubernetes/pkg/scheduler/apis/podgroup/v1alpha1"
+	"k8s.io/kubernetes/pkg/scheduler/backend/podgroup"
 	"sigs.k8s.io/yaml"
 )
 
@@ -57,7 +74,7 @@ func TestPodGroupCRDMatchesGoTypes(t *testing.T) {
 	if v.Subresources == nil || v.Subresources.Status == nil {
 		t.Error("the status subresource is not enabled: the scheduler writes status through it")
 	}
-	compareSchema(t, "PodGroup", reflect.TypeOf(pgv1alpha1.PodGroup{}), *v.Schema.OpenAPIV3Schema)
+	compareSchema(t.Errorf, "PodGroup", reflect.TypeOf(pgv1alpha1.PodGroup{}), *v.Schema.OpenAPIV3Schema)
 
 	// The CEL rules the issue asks for are there.
 	spec := v.Schema.OpenAPIV3Schema.Properties["spec"]
@@ -67,8 +84,21 @@ func TestPodGroupCRDMatchesGoTypes(t *testing.T) {
 	if !hasRule(spec.Properties["schedulingPolicy"], "has(self.gang) != has(self.basic)") {
 		t.Error("schedulingPolicy does not require exactly one of gang and basic")
 	}
-	if topo := spec.Properties["schedulingConstraints"].Properties["topology"]; topo.MaxItems == nil || *topo.MaxItems != 1 {
-		t.Error("schedulingConstraints.topology is not limited to one entry")
+	topo := spec.Properties["schedulingConstraints"].Properties["topology"]
+	if topo.MaxItems == nil {
+		t.Errorf("schedulingConstraints.topology has no maxItems, want MaxTopologyLevels (%d)", pgv1alpha1.MaxTopologyLevels)
+	} else if *topo.MaxItems != pgv1alpha1.MaxTopologyLevels {
+		t.Errorf("schedulingConstraints.topology has maxItems %d, want MaxTopologyLevels (%d)", *topo.MaxItems, pgv1alpha1.MaxTopologyLevels)
+	}
+	for _, rule := range []string{levelKeysDistinctRule, levelOneRequiredRule, levelRequiredFirstRule, levelZoneRegionRule, levelHostRegionRule, levelHostZoneRule} {
+		if !hasRule(topo, rule) {
+			t.Errorf("schedulingConstraints.topology has no rule %s", rule)
+		}
+	}
+	// An empty mode is Required in Go (TopologyConstraint.IsPreferred), so
+	// the API server must store a missing mode as Required.
+	if mode := topo.Items.Schema.Properties["mode"]; mode.Default == nil || string(mode.Default.Raw) != `"`+string(pgv1alpha1.TopologyRequired)+`"` {
+		t.Errorf("topology[].mode has default %v, want %q (what an empty mode means to the scheduler)", mode.Default, pgv1alpha1.TopologyRequired)
 	}
 	if mc := spec.Properties["schedulingPolicy"].Properties["gang"].Properties["minCount"]; mc.Minimum == nil || *mc.Minimum != 1 ||
 		mc.Maximum == nil || *mc.Maximum != math.MaxInt32 {
@@ -100,6 +130,15 @@ const (
 	labelKeyPrefixRule = `self.indexOf('/') <= 253`
 	labelKeyNameRule   = `self.size() - self.lastIndexOf('/') - 1 <= 63`
 	podGroupNameRule   = `self.metadata.name.size() <= 63`
+	// The rules of topology (the list of levels), which together check
+	// what the scheduler's validateTopologyLevels checks besides the
+	// number of levels (maxItems) and the modes (enum).
+	levelKeysDistinctRule  = `self.all(l, self.exists_one(m, m.key == l.key))`
+	levelOneRequiredRule   = `self.filter(l, !has(l.mode) || l.mode == 'Required').size() <= 1`
+	levelRequiredFirstRule = `self.all(l, has(l.mode) && l.mode == 'Preferred') || !has(self[0].mode) || self[0].mode == 'Required'`
+	levelZoneRegionRule    = `!self.exists(i, l, l.key == 'topology.kubernetes.io/zone' && self.exists(j, m, j > i && m.key == 'topology.kubernetes.io/region'))`
+	levelHostRegionRule    = `!self.exists(i, l, l.key == 'kubernetes.io/hostname' && self.exists(j, m, j > i && m.key == 'topology.kubernetes.io/region'))`
+	levelHostZoneRule      = `!self.exists(i, l, l.key == 'kubernetes.io/hostname' && self.exists(j, m, j > i && m.key == 'topology.kubernetes.io/zone'))`
 	// maxLabelKey is the longest valid label key: a 253-character prefix,
 	// '/' and a 63-character name.
 	maxLabelKey = int64(validation.DNS1123SubdomainMaxLength + 1 + validation.LabelValueMaxLength)
@@ -150,10 +189,11 @@ func TestPodGroupCRDBounds(t *testing.T) {
 }
 
 // crdValidator returns a function that validates a PodGroup's create the
-// way the API server does with the CRD: its OpenAPI schema first, then its
-// CEL rules unless the schema errors block them. It also checks that the
-// API server would accept the CRD itself (the rules compile, within the CEL
-// cost limits).
+// way the API server does with the CRD: it applies the schema's defaults
+// to the object, checks its OpenAPI schema, then its CEL rules unless a
+// schema error blocks them (and then says so, as the API server does). It
+// also checks that the API server would accept the CRD itself (the rules
+// compile, within the CEL cost limits).
 func crdValidator(t *testing.T) func(obj map[string]any) field.ErrorList {
 	t.Helper()
 	var crd apiext.CustomResourceDefinition
@@ -182,17 +222,25 @@ func crdValidator(t *testing.T) func(obj map[string]any) field.ErrorList {
 	}
 	celValidator := apiservercel.NewValidator(structural, true, celconfig.PerCallLimit)
 	return func(obj map[string]any) field.ErrorList {
+		// The API server applies the schema's defaults (mode: Required)
+		// when it decodes the object, before it validates it.
+		structuraldefaulting.Default(obj, structural)
 		errs := apiservervalidation.ValidateCustomResource(nil, obj, schemaValidator)
 		for _, e := range errs {
 			switch e.Type {
 			case field.ErrorTypeNotSupported, field.ErrorTypeRequired, field.ErrorTypeTooLong, field.ErrorTypeTooMany, field.ErrorTypeTypeInvalid:
-				return errs
+				// The API server's customresource strategy adds the same error.
+				return append(errs, field.Invalid(nil, nil, celSkipped))
 			}
 		}
 		celErrs, _ := celValidator.Validate(context.Background(), nil, structural, obj, nil, celconfig.RuntimeCELCostBudget)
 		return append(errs, celErrs...)
 	}
 }
+
+// celSkipped is the error the API server adds when a schema error keeps it
+// from checking the CEL rules.
+const celSkipped = "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"
 
 func podGroupObject(name string, spec map[string]any) map[string]any {
 	return map[string]any{
@@ -255,6 +303,271 @@ func TestPodGroupCRDValidation(t *testing.T) {
 	}
 }
 
+// TestPodGroupCRDRuleCosts: every CEL rule and message expression of the
+// CRD has an estimated worst-case cost far below the API server's limit
+// for one rule (1% of it). crdValidator already fails on a CRD the API
+// server would refuse; this catches a rule that grows toward the limit,
+// such as one built on the lists library (indexOf, join, isSorted), whose
+// estimated cost is unbounded.
+func TestPodGroupCRDRuleCosts(t *testing.T) {
+	var crd apiext.CustomResourceDefinition
+	if err := apiextv1.Convert_v1_CustomResourceDefinition_To_apiextensions_CustomResourceDefinition(loadCRD(t), &crd, nil); err != nil {
+		t.Fatal(err)
+	}
+	validationSpec := crd.Spec.Validation
+	if validationSpec == nil {
+		validationSpec = crd.Spec.Versions[0].Schema
+	}
+	root, err := structuralschema.NewStructural(validationSpec.OpenAPIV3Schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const budget = crdvalidation.StaticEstimatedCostLimit / 100
+	envSet := environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion(), true)
+	rules := 0
+	var walk func(path string, s *structuralschema.Structural, isRoot bool)
+	walk = func(path string, s *structuralschema.Structural, isRoot bool) {
+		results, err := apiservercel.Compile(s, celmodel.SchemaDeclType(s, isRoot), celconfig.PerCallLimit, envSet, apiservercel.NewExpressionsEnvLoader())
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		for i, r := range results {
+			rules++
+			if r.Error != nil || r.MessageExpressionError != nil {
+				t.Errorf("%s: rule %q: %v %v", path, s.XValidations[i].Rule, r.Error, r.MessageExpressionError)
+			}
+			if r.MaxCost > budget || r.MessageExpressionMaxCost > budget {
+				t.Errorf("%s: rule %q has an estimated cost of %d (message %d), above %d", path, s.XValidations[i].Rule, r.MaxCost, r.MessageExpressionMaxCost, budget)
+			}
+		}
+		for name, p := range s.Properties {
+			walk(path+"."+name, &p, false)
+		}
+		if s.Items != nil {
+			walk(path+"[]", s.Items, false)
+		}
+	}
+	walk("", root, true)
+	if rules < 12 {
+		t.Errorf("found %d rules, want the 12 of the CRD at least", rules)
+	}
+}
+
+// The keys of the topology-level tests.
+const (
+	region = "topology.kubernetes.io/region"
+	zone   = "topology.kubernetes.io/zone"
+	host   = "kubernetes.io/hostname"
+	block  = "topology.kubernetes.io/block"
+	rack   = "topology.kubernetes.io/rack"
+)
+
+// level is one entry of spec.schedulingConstraints.topology; an empty mode
+// is left out of the object, as a client that does not set it sends it.
+type level struct{ key, mode string }
+
+func required(key string) level  { return level{key, string(pgv1alpha1.TopologyRequired)} }
+func preferred(key string) level { return level{key, string(pgv1alpha1.TopologyPreferred)} }
+
+func gangWithLevels(minCount int64, levels ...level) map[string]any {
+	topology := []any{}
+	for _, l := range levels {
+		entry := map[string]any{"key": l.key}
+		if l.mode != "" {
+			entry["mode"] = l.mode
+		}
+		topology = append(topology, entry)
+	}
+	return map[string]any{
+		"schedulingPolicy":      map[string]any{"gang": map[string]any{"minCount": minCount}},
+		"schedulingConstraints": map[string]any{"topology": topology},
+	}
+}
+
+// TestPodGroupCRDTopologyLevels runs the CRD's validation on lists of
+// topology levels, one case per rule, and checks every message the API
+// server returns: each bad list gets the one message that names its
+// problem. docs/placement.md lists the same messages.
+func TestPodGroupCRDTopologyLevels(t *testing.T) {
+	validate := crdValidator(t)
+	const (
+		path        = "spec.schedulingConstraints.topology: Invalid value: \"array\": "
+		widestFirst = "list the levels from widest to narrowest: topology.kubernetes.io/region, then topology.kubernetes.io/zone, then kubernetes.io/hostname"
+		// A schema error (too many levels, a bad mode) stops the API
+		// server before the CEL rules.
+		skipped = `<nil>: Invalid value: "null": ` + celSkipped
+	)
+	for _, tc := range []struct {
+		name   string
+		levels []level
+		want   []string // nil when valid
+	}{
+		{"single key without a mode, as before", []level{{key: rack}}, nil},
+		{"single Required key", []level{required(rack)}, nil},
+		{"Required block, Preferred rack", []level{required(block), preferred(rack)}, nil},
+		{"block without a mode, Preferred rack", []level{{key: block}, preferred(rack)}, nil},
+		{"Preferred rack only", []level{preferred(rack)}, nil},
+		{"Preferred block and rack", []level{preferred(block), preferred(rack)}, nil},
+		{"4 levels", []level{required(zone), preferred(block), preferred(rack), preferred(host)}, nil},
+		{"region, zone and hostname in order", []level{required(region), preferred(zone), preferred(host)}, nil},
+		{"no levels", nil, nil},
+
+		{"5 levels", []level{required(region), preferred(zone), preferred(block), preferred(rack), preferred(host)},
+			[]string{"spec.schedulingConstraints.topology: Too many: 5: must have at most 4 items", skipped}},
+		{"two Required", []level{required(block), required(rack)},
+			[]string{path + "at most one level may be Required (a level without a mode is Required): the first, with the Preferred levels below it"}},
+		{"two keys without a mode", []level{{key: block}, {key: rack}},
+			[]string{path + "at most one level may be Required (a level without a mode is Required): the first, with the Preferred levels below it"}},
+		{"Required below Preferred", []level{preferred(block), required(rack)},
+			[]string{path + "the Required level must be the first entry, with the Preferred levels below it"}},
+		{"no mode below Preferred", []level{preferred(block), {key: rack}},
+			[]string{path + "the Required level must be the first entry, with the Preferred levels below it"}},
+		{"repeated key", []level{required(rack), preferred(rack)},
+			[]string{path + "the key topology.kubernetes.io/rack is listed more than once; each level needs a key of its own"}},
+		{"repeated Preferred key", []level{required(block), preferred(rack), preferred(host), preferred(rack)},
+			[]string{path + "the key topology.kubernetes.io/rack is listed more than once; each level needs a key of its own"}},
+		{"hostname above zone", []level{required(host), preferred(zone)},
+			[]string{path + "kubernetes.io/hostname is listed above topology.kubernetes.io/zone; " + widestFirst}},
+		{"hostname above region, with a rack between", []level{preferred(host), preferred(rack), preferred(region)},
+			[]string{path + "kubernetes.io/hostname is listed above topology.kubernetes.io/region; " + widestFirst}},
+		{"zone above region, with a rack between", []level{required(zone), preferred(rack), preferred(region)},
+			[]string{path + "topology.kubernetes.io/zone is listed above topology.kubernetes.io/region; " + widestFirst}},
+		{"hostname, zone, region", []level{required(host), preferred(zone), preferred(region)}, []string{
+			path + "topology.kubernetes.io/zone is listed above topology.kubernetes.io/region; " + widestFirst,
+			path + "kubernetes.io/hostname is listed above topology.kubernetes.io/region; " + widestFirst,
+			path + "kubernetes.io/hostname is listed above topology.kubernetes.io/zone; " + widestFirst,
+		}},
+		{"bad mode", []level{required(block), {rack, "Sometimes"}},
+			[]string{`spec.schedulingConstraints.topology[1].mode: Unsupported value: "Sometimes": supported values: "Required", "Preferred"`, skipped}},
+		{"lower-case mode", []level{{block, "required"}},
+			[]string{`spec.schedulingConstraints.topology[0].mode: Unsupported value: "required": supported values: "Required", "Preferred"`, skipped}},
+		{"repeated key, Required below Preferred", []level{preferred(rack), required(rack)}, []string{
+			path + "the key topology.kubernetes.io/rack is listed more than once; each level needs a key of its own",
+			path + "the Required level must be the first entry, with the Preferred levels below it",
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			obj := podGroupObject("train", gangWithLevels(4, tc.levels...))
+			var got []string
+			for _, e := range validate(obj) {
+				got = append(got, e.Error())
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("got errors\n\t%s\nwant\n\t%s", strings.Join(got, "\n\t"), strings.Join(tc.want, "\n\t"))
+			}
+			if tc.want != nil {
+				return
+			}
+			// Stored as the API server stores it: every level has a mode.
+			stored := obj["spec"].(map[string]any)["schedulingConstraints"].(map[string]any)["topology"].([]any)
+			for i, l := range tc.levels {
+				want := l.mode
+				if want == "" {
+					want = string(pgv1alpha1.TopologyRequired)
+				}
+				if got := stored[i].(map[string]any)["mode"]; got != want {
+					t.Errorf("topology[%d].mode stored as %v, want %s", i, got, want)
+				}
+			}
+		})
+	}
+}
+
+// TestPodGroupCRDTopologyLevelsMatchScheduler: the CRD accepts a list of
+// topology levels exactly when the scheduler's own check (podgroup.Validate,
+// with PodGroupTopologyLevels on) does, for every list of up to three
+// levels drawn from five keys and four modes (none, Required, Preferred and
+// a bad one), and for random lists of four and five.
+func TestPodGroupCRDTopologyLevelsMatchScheduler(t *testing.T) {
+	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.PodGroupTopologyLevels, true)
+	validate := crdValidator(t)
+	var pool []level
+	for _, key := range []string{region, zone, host, block, rack} {
+		for _, mode := range []string{"", string(pgv1alpha1.TopologyRequired), string(pgv1alpha1.TopologyPreferred), "Sometimes"} {
+			pool = append(pool, level{key, mode})
+		}
+	}
+	lists := [][]level{nil}
+	for n := 1; n <= 3; n++ {
+		for _, prefix := range lists {
+			if len(prefix) == n-1 {
+				for _, l := range pool {
+					lists = append(lists, append(slices.Clone(prefix), l))
+				}
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(24, 4))
+	for range 1500 {
+		list := make([]level, 4+rng.IntN(2))
+		for i := range list {
+			list[i] = pool[rng.IntN(len(pool))]
+		}
+		lists = append(lists, list)
+	}
+	mismatches := 0
+	for _, list := range lists {
+		topology := make([]pgv1alpha1.TopologyConstraint, len(list))
+		for i, l := range list {
+			topology[i] = pgv1alpha1.TopologyConstraint{Key: l.key, Mode: pgv1alpha1.TopologyMode(l.mode)}
+		}
+		pg := &pgv1alpha1.PodGroup{Spec: pgv1alpha1.PodGroupSpec{
+			SchedulingPolicy:      pgv1alpha1.PodGroupSchedulingPolicy{Gang: &pgv1alpha1.GangSchedulingPolicy{MinCount: 2}},
+			SchedulingConstraints: &pgv1alpha1.PodGroupSchedulingConstraints{Topology: topology},
+		}}
+		schedulerErr := podgroup.Validate(pg)
+		crdErrs := validate(podGroupObject("train", gangWithLevels(2, list...)))
+		if (schedulerErr == nil) != (len(crdErrs) == 0) {
+			t.Errorf("levels %v: the scheduler says %v, the CRD %v", list, schedulerErr, crdErrs.ToAggregate())
+			if mismatches++; mismatches == 20 {
+				t.Fatal("too many mismatches")
+			}
+		}
+	}
+	t.Logf("%d lists of levels compared", len(lists))
+}
+
+// TestPodGroupCRDPrinterColumns: kubectl get podgroups shows the widest
+// topology level (the Required one, when there is one) and the widest
+// Preferred level, as the API server prints the stored, defaulted object.
+func TestPodGroupCRDPrinterColumns(t *testing.T) {
+	crd := loadCRD(t)
+	convertor, err := tableconvertor.New(crd.Spec.Versions[0].AdditionalPrinterColumns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	validate := crdValidator(t)
+	for _, tc := range []struct {
+		name                string
+		levels              []level
+		topology, preferred any // nil: an empty cell
+	}{
+		{"one key without a mode", []level{{key: rack}}, rack, nil},
+		{"Required block, Preferred rack", []level{required(block), preferred(rack)}, block, rack},
+		{"Required zone, Preferred rack and hostname", []level{required(zone), preferred(rack), preferred(host)}, zone, rack},
+		{"Preferred rack only", []level{preferred(rack)}, rack, rack},
+		{"no levels", nil, nil, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			obj := podGroupObject("train", gangWithLevels(4, tc.levels...))
+			if errs := validate(obj); len(errs) > 0 {
+				t.Fatal(errs.ToAggregate())
+			}
+			table, err := convertor.ConvertToTable(context.Background(), &unstructured.Unstructured{Object: obj}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cells := map[string]any{}
+			for i, col := range table.ColumnDefinitions {
+				cells[col.Name] = table.Rows[0].Cells[i]
+			}
+			if cells["Topology"] != tc.topology || cells["Preferred"] != tc.preferred {
+				t.Errorf("Topology %v, Preferred %v; want %v, %v", cells["Topology"], cells["Preferred"], tc.topology, tc.preferred)
+			}
+		})
+	}
+}
+
 // TestPodGroupCRDTopologyKeyIsLabelKey: the CRD accepts a topology key
 // exactly when validation.IsQualifiedName (Kubernetes' label-key check)
 // does, for keys built around every limit and for random ones.
@@ -307,9 +620,11 @@ var (
 	timeType       = reflect.TypeOf(metav1.Time{})
 )
 
-// compareSchema walks a Go type and its schema together.
-func compareSchema(t *testing.T, path string, typ reflect.Type, s apiextv1.JSONSchemaProps) {
-	t.Helper()
+// compareSchema walks a Go type and its schema together and reports each
+// difference with errorf: a Go field without a schema property or the
+// reverse, a type, format or required mismatch, and a string whose schema
+// enum is not exactly the constants Go declares of its type.
+func compareSchema(errorf func(format string, args ...any), path string, typ reflect.Type, s apiextv1.JSONSchemaProps) {
 	for typ.Kind() == reflect.Pointer {
 		typ = typ.Elem()
 	}
@@ -318,20 +633,45 @@ func compareSchema(t *testing.T, path string, typ reflect.Type, s apiextv1.JSONS
 		want = "string"
 	}
 	if s.Type != want {
-		t.Errorf("%s: schema type %q, Go type %s (%q)", path, s.Type, typ, want)
+		errorf("%s: schema type %q, Go type %s (%q)", path, s.Type, typ, want)
 		return
 	}
 	switch typ.Kind() {
 	case reflect.Int32, reflect.Int64:
 		if f := "int" + strings.TrimPrefix(typ.Kind().String(), "int"); s.Format != f {
-			t.Errorf("%s: format %q, want %s", path, s.Format, f)
+			errorf("%s: format %q, want %s", path, s.Format, f)
+		}
+	case reflect.String:
+		goValues, err := goEnumValues(typ)
+		if err != nil {
+			errorf("%s: the constants of %s: %v", path, typ, err)
+			return
+		}
+		var schemaValues []string
+		for _, e := range s.Enum {
+			var v string
+			if err := json.Unmarshal(e.Raw, &v); err != nil {
+				errorf("%s: enum value %s is not a string", path, e.Raw)
+			}
+			schemaValues = append(schemaValues, v)
+		}
+		slices.Sort(goValues)
+		slices.Sort(schemaValues)
+		if !slices.Equal(goValues, schemaValues) {
+			errorf("%s: schema enum %q, Go constants of type %s %q", path, schemaValues, typ, goValues)
+		}
+		if s.Default != nil {
+			var v string
+			if err := json.Unmarshal(s.Default.Raw, &v); err != nil || (len(goValues) > 0 && !slices.Contains(goValues, v)) {
+				errorf("%s: default %s is not one of the Go constants %q", path, s.Default.Raw, goValues)
+			}
 		}
 	case reflect.Slice:
 		if s.Items == nil || s.Items.Schema == nil {
-			t.Errorf("%s: array without items", path)
+			errorf("%s: array without items", path)
 			return
 		}
-		compareSchema(t, path+"[]", typ.Elem(), *s.Items.Schema)
+		compareSchema(errorf, path+"[]", typ.Elem(), *s.Items.Schema)
 	case reflect.Struct:
 		if typ == objectMetaType || typ == timeType {
 			return
@@ -340,21 +680,126 @@ func compareSchema(t *testing.T, path string, typ reflect.Type, s apiextv1.JSONS
 		for name, f := range fields {
 			prop, ok := s.Properties[name]
 			if !ok {
-				t.Errorf("%s: Go field %s (%s) is not in the schema", path, f.Name, name)
+				errorf("%s: Go field %s (%s) is not in the schema", path, f.Name, name)
 				continue
 			}
 			tag := f.Tag.Get("json")
 			required := !strings.Contains(tag, "omitempty") && f.Type.Kind() != reflect.Pointer
 			if inSchema := slices.Contains(s.Required, name); required != inSchema && typ != conditionType {
-				t.Errorf("%s.%s: required in Go %v, in the schema %v", path, name, required, inSchema)
+				errorf("%s.%s: required in Go %v, in the schema %v", path, name, required, inSchema)
 			}
-			compareSchema(t, path+"."+name, f.Type, prop)
+			compareSchema(errorf, path+"."+name, f.Type, prop)
 		}
 		for name := range s.Properties {
 			if _, ok := fields[name]; !ok {
-				t.Errorf("%s: schema property %s has no Go field", path, name)
+				errorf("%s: schema property %s has no Go field", path, name)
 			}
 		}
+	}
+}
+
+// goEnumValues returns the values of the string constants that the package
+// of a named string type declares of that type (TopologyMode: Required and
+// Preferred; metav1.ConditionStatus: True, False and Unknown), read from
+// the package's source; none for a plain string.
+func goEnumValues(typ reflect.Type) ([]string, error) {
+	if typ.PkgPath() == "" {
+		return nil, nil
+	}
+	if values, ok := enumValuesCache[typ]; ok {
+		return slices.Clone(values), nil
+	}
+	values, err := parseEnumValues(typ)
+	if err == nil {
+		enumValuesCache[typ] = values
+	}
+	return slices.Clone(values), err
+}
+
+// enumValuesCache holds goEnumValues' results; the tests that use it do not
+// run in parallel.
+var enumValuesCache = map[reflect.Type][]string{}
+
+func parseEnumValues(typ reflect.Type) ([]string, error) {
+	pkg, err := build.Import(typ.PkgPath(), ".", 0)
+	if err != nil {
+		return nil, err
+	}
+	var values []string
+	fset := token.NewFileSet()
+	for _, name := range pkg.GoFiles {
+		f, err := parser.ParseFile(fset, filepath.Join(pkg.Dir, name), nil, parser.SkipObjectResolution)
+		if err != nil {
+			return nil, err
+		}
+		for _, decl := range f.Decls {
+			gen, ok := decl.(*ast.GenDecl)
+			if !ok || gen.Tok != token.CONST {
+				continue
+			}
+			for _, spec := range gen.Specs {
+				vs := spec.(*ast.ValueSpec)
+				if id, ok := vs.Type.(*ast.Ident); !ok || id.Name != typ.Name() {
+					continue
+				}
+				for _, v := range vs.Values {
+					lit, ok := v.(*ast.BasicLit)
+					if !ok || lit.Kind != token.STRING {
+						return nil, fmt.Errorf("constant %s is not a string literal", vs.Names[0].Name)
+					}
+					s, err := strconv.Unquote(lit.Value)
+					if err != nil {
+						return nil, err
+					}
+					values = append(values, s)
+				}
+			}
+		}
+	}
+	return values, nil
+}
+
+// TestCompareSchemaCatchesDrift: compareSchema fails on each way the CRD
+// can drift from the Go types in the topology levels: a field missing on
+// either side, a mode missing from or added to the enum, a default that
+// is not a mode.
+func TestCompareSchemaCatchesDrift(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		change func(item *apiextv1.JSONSchemaProps)
+		want   string
+	}{
+		{"mode missing", func(item *apiextv1.JSONSchemaProps) { delete(item.Properties, "mode") },
+			"PodGroup.spec.schedulingConstraints.topology[]: Go field Mode (mode) is not in the schema"},
+		{"a property Go lacks", func(item *apiextv1.JSONSchemaProps) {
+			item.Properties["weight"] = apiextv1.JSONSchemaProps{Type: "integer", Format: "int32"}
+		}, "PodGroup.spec.schedulingConstraints.topology[]: schema property weight has no Go field"},
+		{"Preferred missing from the enum", func(item *apiextv1.JSONSchemaProps) {
+			mode := item.Properties["mode"]
+			mode.Enum = []apiextv1.JSON{{Raw: []byte(`"Required"`)}}
+			item.Properties["mode"] = mode
+		}, `PodGroup.spec.schedulingConstraints.topology[].mode: schema enum ["Required"], Go constants of type v1alpha1.TopologyMode ["Preferred" "Required"]`},
+		{"a mode Go lacks", func(item *apiextv1.JSONSchemaProps) {
+			mode := item.Properties["mode"]
+			mode.Enum = append(slices.Clone(mode.Enum), apiextv1.JSON{Raw: []byte(`"Spread"`)})
+			item.Properties["mode"] = mode
+		}, `PodGroup.spec.schedulingConstraints.topology[].mode: schema enum ["Preferred" "Required" "Spread"], Go constants of type v1alpha1.TopologyMode ["Preferred" "Required"]`},
+		{"a default that is not a mode", func(item *apiextv1.JSONSchemaProps) {
+			mode := item.Properties["mode"]
+			mode.Default = &apiextv1.JSON{Raw: []byte(`"Sometimes"`)}
+			item.Properties["mode"] = mode
+		}, `PodGroup.spec.schedulingConstraints.topology[].mode: default "Sometimes" is not one of the Go constants ["Preferred" "Required"]`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			schema := loadCRD(t).Spec.Versions[0].Schema.OpenAPIV3Schema
+			tc.change(schema.Properties["spec"].Properties["schedulingConstraints"].Properties["topology"].Items.Schema)
+			var got []string
+			compareSchema(func(format string, args ...any) { got = append(got, fmt.Sprintf(format, args...)) },
+				"PodGroup", reflect.TypeOf(pgv1alpha1.PodGroup{}), *schema)
+			if len(got) != 1 || got[0] != tc.want {
+				t.Errorf("compareSchema reported %q, want only %q", got, tc.want)
+			}
+		})
 	}
 }
 
