@@ -18,7 +18,7 @@ import (
 )
 
 // The topology-aware placement scenarios (gate TopologyAwareWorkloadScheduling,
-// docs/design-placement.md). startCluster lays the nodes out in e2eZones
+// docs/design-placement.md). startCluster lays the nodes out in e2eRacks
 // racks of two 32-CPU nodes (label cluster.RackLabel): a pod of rackPodCPU
 // fits twice on a node and not three times, so a rack holds four of them.
 const rackPodCPU = "12"

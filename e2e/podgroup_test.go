@@ -35,6 +35,25 @@ func topologyKey(key string) map[string]any {
 	return map[string]any{"schedulingPolicy": gang(2), "schedulingConstraints": map[string]any{"topology": []any{map[string]any{"key": key}}}}
 }
 
+// level is one entry of spec.schedulingConstraints.topology; mode "" leaves
+// the field out (Required).
+func level(key, mode string) map[string]any {
+	l := map[string]any{"key": key}
+	if mode != "" {
+		l["mode"] = mode
+	}
+	return l
+}
+
+// levels is the spec of a gang of 2 with the topology levels.
+func levels(l ...map[string]any) map[string]any {
+	topology := make([]any, len(l))
+	for i := range l {
+		topology[i] = l[i]
+	}
+	return map[string]any{"schedulingPolicy": gang(2), "schedulingConstraints": map[string]any{"topology": topology}}
+}
+
 // podGroupValidation: the API server serves the PodGroup CRD from
 // scheduler/deploy and rejects bad specs with a message that says what is
 // wrong.
@@ -69,9 +88,21 @@ func podGroupValidation(ctx context.Context, t *testing.T, c *cluster.Cluster) {
 			"exactly one of schedulingPolicy.gang or schedulingPolicy.basic must be set", ""},
 		{"minCount 0", map[string]any{"schedulingPolicy": gang(0)},
 			"spec.schedulingPolicy.gang.minCount: Invalid value: 0: spec.schedulingPolicy.gang.minCount in body should be greater than or equal to 1", ""},
-		{"two topology keys", map[string]any{"schedulingPolicy": gang(2), "schedulingConstraints": map[string]any{"topology": []any{
-			map[string]any{"key": "topology.kubernetes.io/rack"}, map[string]any{"key": "topology.kubernetes.io/zone"}}}},
-			"spec.schedulingConstraints.topology: Too many: 2: must have at most 1 items", ""},
+		// Topology levels (PodGroupTopologyLevels): widest first, at most
+		// one Required and it first, each key once, at most 4.
+		{"two required levels", levels(level("topology.kubernetes.io/block", ""), level("topology.kubernetes.io/rack", "")),
+			"at most one level may be Required (a level without a mode is Required)", ""},
+		{"required below preferred", levels(level("topology.kubernetes.io/block", "Preferred"), level("topology.kubernetes.io/rack", "Required")),
+			"the Required level must be the first entry, with the Preferred levels below it", ""},
+		{"a key twice", levels(level("topology.kubernetes.io/rack", ""), level("topology.kubernetes.io/rack", "Preferred")),
+			"each level needs a key of its own", ""},
+		{"zone below hostname", levels(level("kubernetes.io/hostname", ""), level("topology.kubernetes.io/zone", "Preferred")),
+			"from widest to narrowest", ""},
+		{"five levels", levels(level("example.com/a", ""), level("example.com/b", "Preferred"), level("example.com/c", "Preferred"),
+			level("example.com/d", "Preferred"), level("example.com/e", "Preferred")),
+			"spec.schedulingConstraints.topology: Too many: 5: must have at most 4 items", ""},
+		{"unknown mode", levels(level("topology.kubernetes.io/rack", "Sometimes")),
+			`spec.schedulingConstraints.topology[0].mode: Unsupported value: "Sometimes": supported values: "Required", "Preferred"`, ""},
 		{"bad label key", map[string]any{"schedulingPolicy": gang(2), "schedulingConstraints": map[string]any{"topology": []any{map[string]any{"key": "rack name"}}}},
 			"spec.schedulingConstraints.topology[0].key: Invalid value: \"string\": must be a node label key such as topology.kubernetes.io/rack", ""},
 		{"no spec", nil, "spec: Required value", ""},
@@ -134,6 +165,10 @@ func podGroupValidation(ctx context.Context, t *testing.T, c *cluster.Cluster) {
 		{"label key prefix of 253", "max-key-prefix", topologyKey(prefix253 + "/" + name63)},
 		{"scheduleTimeoutSeconds 86400", "max-timeout", map[string]any{"schedulingPolicy": gang(2), "scheduleTimeoutSeconds": int64(86400)}},
 		{"name of 63", strings.Repeat("g", 63), map[string]any{"schedulingPolicy": gang(2)}},
+		{"required block, preferred rack", "block-rack", levels(level("topology.kubernetes.io/block", "Required"), level("topology.kubernetes.io/rack", "Preferred"))},
+		{"preferred levels only", "preferred-only", levels(level("topology.kubernetes.io/block", "Preferred"), level("topology.kubernetes.io/rack", "Preferred"))},
+		{"four levels", "four-levels", levels(level("topology.kubernetes.io/zone", ""), level("example.com/block", "Preferred"),
+			level("example.com/rack", "Preferred"), level("kubernetes.io/hostname", "Preferred"))},
 	} {
 		t.Run(tc.name+" accepted", func(t *testing.T) {
 			if _, err := groups.Create(ctx, podGroup(tc.pgName, tc.spec), metav1.CreateOptions{}); err != nil {
@@ -168,21 +203,31 @@ type placementList struct {
 
 // placementDecision is one item of placementList: a pod-group cycle.
 type placementDecision struct {
-	Namespace  string `json:"namespace"`
-	PodGroup   string `json:"podGroup"`
-	Result     string `json:"result"`
-	Message    string `json:"message"`
-	Pods       int    `json:"pods"`
+	Namespace string `json:"namespace"`
+	PodGroup  string `json:"podGroup"`
+	Result    string `json:"result"`
+	Message   string `json:"message"`
+	Pods      int    `json:"pods"`
+	// HeldAt and Levels: a group with a Preferred topology level
+	// (PodGroupTopologyLevels).
+	HeldAt     string           `json:"heldAt"`
+	Levels     []placementLevel `json:"levels"`
 	Placements []struct {
 		Name  string `json:"name"`
 		Nodes int    `json:"nodes"`
+		Level string `json:"level"`
 	} `json:"placements"`
 	Evaluations []struct {
 		Placement string `json:"placement"`
-		Feasible  bool   `json:"feasible"`
-		Reason    string `json:"reason"`
-		PodsFit   int    `json:"podsFit"`
-		Scores    []struct {
+		Level     string `json:"level"`
+		Domains   []struct {
+			Domain string `json:"domain"`
+			Pods   int    `json:"pods"`
+		} `json:"domains"`
+		Feasible bool   `json:"feasible"`
+		Reason   string `json:"reason"`
+		PodsFit  int    `json:"podsFit"`
+		Scores   []struct {
 			Plugin string `json:"plugin"`
 			Score  int64  `json:"score"`
 		} `json:"scores"`
@@ -194,6 +239,18 @@ type placementDecision struct {
 		Node    string `json:"node"`
 		Failure string `json:"failure"`
 	} `json:"assignments"`
+}
+
+// placementLevel is one topology level of a placementDecision.
+type placementLevel struct {
+	Key         string `json:"key"`
+	Mode        string `json:"mode"`
+	Placements  int    `json:"placements"`
+	Evaluated   int    `json:"evaluated"`
+	RoomLeftOut int    `json:"roomLeftOut"`
+	Feasible    int    `json:"feasible"`
+	Result      string `json:"result"`
+	Reason      string `json:"reason"`
 }
 
 // podGroupState is what the scheduler wrote on a PodGroup: status.scheduled

@@ -47,12 +47,14 @@ func deployDir() string {
 	return filepath.Join(filepath.Dir(file), "..", "scheduler", "deploy")
 }
 
-// The fake nodes startCluster creates: e2eNodes nodes over e2eZones zones,
-// one rack per zone, so e2eZones racks (cluster.RackLabel, zone-a-rack-0 …)
-// of two nodes each for the placement scenarios.
+// The fake nodes startCluster creates: e2eNodes nodes in one zone, over
+// e2eRacks racks (cluster.RackLabel: zone-a-rack-0, -1 and -2) of two nodes
+// each for the placement scenarios. Racks 0 and 1 make the block
+// zone-a-block-0, rack 2 alone the block zone-a-block-1
+// (cluster.BlockLabel): a gang can spill over two racks of the first block.
 const (
 	e2eNodes = 6
-	e2eZones = 3
+	e2eRacks = 3
 )
 
 // startCluster starts a control plane with e2eNodes fake nodes (32 CPUs,
@@ -91,14 +93,14 @@ func startClusterWith(t *testing.T, opts cluster.Options) *cluster.Cluster {
 		}
 		c.Stop()
 	})
-	if err := c.CreateNodes(ctx, cluster.NodeSpec{Count: e2eNodes, Zones: e2eZones, Racks: 1, Pods: 500, Devices: 100}); err != nil {
+	if err := c.CreateNodes(ctx, cluster.NodeSpec{Count: e2eNodes, Zones: 1, Racks: e2eRacks, Pods: 500, Devices: 100}); err != nil {
 		t.Fatal(err)
 	}
 	return c
 }
 
 // allGatesOff turns every kspatch gate off: the scheduler is v1.33.13's.
-const allGatesOff = "SchedulerPreQueueingHints=false,SchedulerAsyncAPICalls=false,GangScheduling=false,TopologyAwareWorkloadScheduling=false,SchedulerDRASliceCache=false"
+const allGatesOff = "SchedulerPreQueueingHints=false,SchedulerAsyncAPICalls=false,GangScheduling=false,TopologyAwareWorkloadScheduling=false,PodGroupTopologyLevels=false,SchedulerDRASliceCache=false"
 
 // TestScheduler runs the generic scenarios with the kspatch gates at their
 // defaults and with every kspatch gate off (v1.33.13 behaviour).
@@ -131,6 +133,8 @@ func TestScheduler(t *testing.T) {
 				t.Run("placement: rack gang in one rack", func(t *testing.T) { rackGangFits(ctx, t, c) })
 				t.Run("placement: gang too big for any rack", func(t *testing.T) { rackGangTooBig(ctx, t, c) })
 				t.Run("placement metrics", func(t *testing.T) { placementMetrics(ctx, t, c) })
+				t.Run("topology levels: gang spills over two racks of a block", func(t *testing.T) { blockGangSpills(ctx, t, c) })
+				t.Run("topology levels: gang too big for any block", func(t *testing.T) { blockGangTooBig(ctx, t, c) })
 			} else {
 				t.Run("PodGroup labels ignored", func(t *testing.T) { podGroupsIgnoredGatesOff(ctx, t, c) })
 			}

@@ -24,18 +24,37 @@ const PodGroupLabel = "scheduling.kspatch.io/pod-group"
 // CreateGang creates a PodGroup with a gang policy of minCount, then n pods
 // name-0 … name-(n-1) (made by Pod from o) that join it.
 func (c *Cluster) CreateGang(ctx context.Context, namespace, name string, minCount, n int, o PodOptions) error {
-	return c.createGang(ctx, namespace, name, minCount, n, "", o)
+	return c.CreateLevelsGang(ctx, namespace, name, minCount, n, nil, o)
 }
 
 // CreateTopologyGang is CreateGang with a topology constraint: the group's
 // pods go to nodes that share one value of the node label topologyKey
 // (e.g. RackLabel).
 func (c *Cluster) CreateTopologyGang(ctx context.Context, namespace, name string, minCount, n int, topologyKey string, o PodOptions) error {
-	return c.createGang(ctx, namespace, name, minCount, n, topologyKey, o)
+	return c.CreateLevelsGang(ctx, namespace, name, minCount, n, []TopologyLevel{{Key: topologyKey}}, o)
 }
 
-func (c *Cluster) createGang(ctx context.Context, namespace, name string, minCount, n int, topologyKey string, o PodOptions) error {
-	if err := c.CreatePodGroup(ctx, namespace, name, minCount, topologyKey); err != nil {
+// TopologyLevel is one entry of a PodGroup's
+// spec.schedulingConstraints.topology.
+type TopologyLevel struct {
+	// Key is the node label key of the level (e.g. BlockLabel).
+	Key string
+	// Mode is TopologyRequired, TopologyPreferred or empty (the field is
+	// left out: Required).
+	Mode string
+}
+
+// Modes of a TopologyLevel, as the PodGroup API spells them.
+const (
+	TopologyRequired  = "Required"
+	TopologyPreferred = "Preferred"
+)
+
+// CreateLevelsGang is CreateGang with topology levels, widest first (gate
+// PodGroupTopologyLevels), e.g. a Required BlockLabel then a Preferred
+// RackLabel: the pods share a block and, if they fit, a rack.
+func (c *Cluster) CreateLevelsGang(ctx context.Context, namespace, name string, minCount, n int, levels []TopologyLevel, o PodOptions) error {
+	if err := c.CreateLevelsPodGroup(ctx, namespace, name, minCount, levels); err != nil {
 		return err
 	}
 	labels := map[string]string{PodGroupLabel: name}
@@ -50,11 +69,29 @@ func (c *Cluster) createGang(ctx context.Context, namespace, name string, minCou
 // topologyKey is set, a topology constraint on that node label. Pods join
 // it with the label PodGroupLabel=name.
 func (c *Cluster) CreatePodGroup(ctx context.Context, namespace, name string, minCount int, topologyKey string) error {
+	var levels []TopologyLevel
+	if topologyKey != "" {
+		levels = []TopologyLevel{{Key: topologyKey}}
+	}
+	return c.CreateLevelsPodGroup(ctx, namespace, name, minCount, levels)
+}
+
+// CreateLevelsPodGroup creates a PodGroup with a gang policy of minCount
+// and the topology levels, if any.
+func (c *Cluster) CreateLevelsPodGroup(ctx context.Context, namespace, name string, minCount int, levels []TopologyLevel) error {
 	spec := map[string]any{"schedulingPolicy": map[string]any{
 		"gang": map[string]any{"minCount": int64(minCount)},
 	}}
-	if topologyKey != "" {
-		spec["schedulingConstraints"] = map[string]any{"topology": []any{map[string]any{"key": topologyKey}}}
+	if len(levels) > 0 {
+		topology := make([]any, len(levels))
+		for i, l := range levels {
+			entry := map[string]any{"key": l.Key}
+			if l.Mode != "" {
+				entry["mode"] = l.Mode
+			}
+			topology[i] = entry
+		}
+		spec["schedulingConstraints"] = map[string]any{"topology": topology}
 	}
 	pg := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": PodGroupResource.GroupVersion().String(), "kind": "PodGroup",

@@ -15,10 +15,13 @@ import (
 // KwokNodeAnnotation marks the nodes kwok manages.
 const KwokNodeAnnotation = "kwok.x-k8s.io/node"
 
-// Topology labels of the fake nodes.
+// Topology labels of the fake nodes, widest first: a zone holds blocks, a
+// block holds whole racks (NodeSpec.RacksPerBlock of them), a rack holds
+// nodes.
 const (
-	ZoneLabel = "topology.kubernetes.io/zone"
-	RackLabel = "topology.kubernetes.io/rack"
+	ZoneLabel  = "topology.kubernetes.io/zone"
+	BlockLabel = "topology.kubernetes.io/block"
+	RackLabel  = "topology.kubernetes.io/rack"
 )
 
 // DeviceDriver and DeviceClass are the fake DRA driver whose devices the
@@ -33,6 +36,10 @@ type NodeSpec struct {
 	// Count nodes, spread round-robin over Zones zones and, within a zone,
 	// over Racks racks.
 	Count, Zones, Racks int
+	// RacksPerBlock is how many racks of a zone make one block (0: 2):
+	// racks 0 and 1 of zone a are block zone-a-block-0, racks 2 and 3
+	// zone-a-block-1, and so on; the zone's last block may hold fewer.
+	RacksPerBlock int
 	// CPU and Memory are each node's allocatable resources.
 	CPU, Memory string
 	// Pods is each node's pod capacity (0: 110, the kubelet's default).
@@ -41,16 +48,34 @@ type NodeSpec struct {
 	Devices int
 }
 
-// CreateNodes creates kwok-managed nodes with zone and rack labels and, with
-// spec.Devices, the DeviceClass and one ResourceSlice per node; then waits
-// until kwok reports every node Ready.
-func (c *Cluster) CreateNodes(ctx context.Context, spec NodeSpec) error {
+// withDefaults fills in the fields left zero.
+func (spec NodeSpec) withDefaults() NodeSpec {
 	if spec.Zones < 1 {
 		spec.Zones = 1
 	}
 	if spec.Racks < 1 {
 		spec.Racks = 1
 	}
+	if spec.RacksPerBlock < 1 {
+		spec.RacksPerBlock = 2
+	}
+	return spec
+}
+
+// Topology returns the zone, block and rack (the values of ZoneLabel,
+// BlockLabel and RackLabel) of node i of the spec, node-<i>.
+func (spec NodeSpec) Topology(i int) (zone, block, rack string) {
+	spec = spec.withDefaults()
+	z := 'a' + rune(i%spec.Zones)
+	r := (i / spec.Zones) % spec.Racks
+	return fmt.Sprintf("zone-%c", z), fmt.Sprintf("zone-%c-block-%d", z, r/spec.RacksPerBlock), fmt.Sprintf("zone-%c-rack-%d", z, r)
+}
+
+// CreateNodes creates kwok-managed nodes with zone, block and rack labels
+// (see NodeSpec.Topology) and, with spec.Devices, the DeviceClass and one
+// ResourceSlice per node; then waits until kwok reports every node Ready.
+func (c *Cluster) CreateNodes(ctx context.Context, spec NodeSpec) error {
+	spec = spec.withDefaults()
 	if spec.CPU == "" {
 		spec.CPU = "32"
 	}
@@ -72,8 +97,7 @@ func (c *Cluster) CreateNodes(ctx context.Context, spec NodeSpec) error {
 		}
 	}
 	for i := range spec.Count {
-		zone := i % spec.Zones
-		rack := (i / spec.Zones) % spec.Racks
+		zone, block, rack := spec.Topology(i)
 		name := fmt.Sprintf("node-%d", i)
 		capacity := v1.ResourceList{
 			v1.ResourceCPU:    resource.MustParse(spec.CPU),
@@ -89,8 +113,9 @@ func (c *Cluster) CreateNodes(ctx context.Context, spec NodeSpec) error {
 					"kubernetes.io/os":       "linux",
 					"kubernetes.io/arch":     "amd64",
 					"type":                   "kwok",
-					ZoneLabel:                fmt.Sprintf("zone-%c", 'a'+zone),
-					RackLabel:                fmt.Sprintf("zone-%c-rack-%d", 'a'+zone, rack),
+					ZoneLabel:                zone,
+					BlockLabel:               block,
+					RackLabel:                rack,
 				},
 			},
 			Status: v1.NodeStatus{Capacity: capacity, Allocatable: capacity},

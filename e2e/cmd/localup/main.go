@@ -126,7 +126,7 @@ func run(ctx context.Context, opts cluster.Options, nodes cluster.NodeSpec, demo
 		c.Stop()
 		fmt.Println("stopped; logs are in", filepath.Join(opts.Dir, "logs"))
 	}()
-	fmt.Printf("creating %d fake nodes over %d zones × %d racks, %d devices each\n", nodes.Count, nodes.Zones, nodes.Racks, nodes.Devices)
+	fmt.Printf("creating %d fake nodes over %d zones × %d racks (two racks a block), %d devices each\n", nodes.Count, nodes.Zones, nodes.Racks, nodes.Devices)
 	if err := c.CreateNodes(ctx, nodes); err != nil {
 		return err
 	}
@@ -135,7 +135,7 @@ func run(ctx context.Context, opts cluster.Options, nodes cluster.NodeSpec, demo
 		return err
 	}
 	if demo {
-		if err := loadDemo(ctx, c, nodes.Count, nodes.Devices > 0); err != nil {
+		if err := loadDemo(ctx, c, nodes); err != nil {
 			return err
 		}
 	}
@@ -161,10 +161,11 @@ func printSummary(w io.Writer, c *cluster.Cluster, kubectl, plugin string, took 
 The control plane is up (%s). Try:
 
   export KUBECONFIG=%s
-  %s get nodes -L topology.kubernetes.io/zone,topology.kubernetes.io/rack
+  %s get nodes -L topology.kubernetes.io/zone,topology.kubernetes.io/block,topology.kubernetes.io/rack
   %s get pods -n demo -o wide
   %s get podgroups -n demo
   %s get pods -n demo -l %s=rack-train -o wide
+  %s get pods -n demo -l %s=block-train -o wide
   curl -s %s/debug/queue
   curl -s '%s/debug/queue?queue=unschedulable'
   curl -s %s/debug/queue/pods/demo/too-big
@@ -173,8 +174,9 @@ The control plane is up (%s). Try:
   curl -s %s/debug/placements
   curl -s %s/debug/placements/demo/too-big
   curl -s %s/debug/placements/demo/rack-train
-`, took.Round(time.Second), c.Kubeconfig, kubectl, kubectl, kubectl, kubectl, cluster.PodGroupLabel,
-		a, a, a, a, a, a, a, a)
+  curl -s %s/debug/placements/demo/block-train
+`, took.Round(time.Second), c.Kubeconfig, kubectl, kubectl, kubectl, kubectl, cluster.PodGroupLabel, kubectl, cluster.PodGroupLabel,
+		a, a, a, a, a, a, a, a, a)
 	if promURL != "" {
 		fmt.Fprintf(w, `
 Prometheus scrapes the scheduler every 5s:
@@ -209,10 +211,14 @@ RBAC of scheduler/deploy/debug-rbac.yaml (this run's user %s):
 // loadDemo creates, in namespace demo: a burst of pods that each get a
 // device through a ResourceClaimTemplate, three pods sharing one claim, one
 // pod that cannot fit anywhere, a gang of four pods that fits (PodGroup
-// train), a gang of four that must share a rack (PodGroup rack-train) and a
-// gang that does not fit (PodGroup too-big: one pod more than there are
-// nodes, each pod needing more than half a node's CPUs, so none is bound).
-func loadDemo(ctx context.Context, c *cluster.Cluster, nodes int, dra bool) error {
+// train), a gang of four that must share a rack (PodGroup rack-train), a
+// gang that must share a block and would rather share a rack but is too big
+// for one, so that it spills over two racks of a block (PodGroup
+// block-train), and a gang that does not fit (PodGroup too-big: one pod
+// more than there are nodes, each pod needing more than half a node's CPUs,
+// so none is bound).
+func loadDemo(ctx context.Context, c *cluster.Cluster, spec cluster.NodeSpec) error {
+	nodes, dra := spec.Count, spec.Devices > 0
 	const ns = "demo"
 	fmt.Println("loading the demo in namespace", ns)
 	if err := c.CreateNamespace(ctx, ns); err != nil {
@@ -249,6 +255,42 @@ func loadDemo(ctx context.Context, c *cluster.Cluster, nodes int, dra bool) erro
 	if err := c.CreateTopologyGang(ctx, ns, "rack-train", 4, 4, cluster.RackLabel, cluster.PodOptions{CPU: "12"}); err != nil {
 		return err
 	}
+	// Multi-level topology: one block required, one rack preferred, and
+	// two pods more than a rack holds (six with the default layout, where
+	// a rack holds four), so no rack fits and the gang spills over two
+	// racks of one block. /debug/placements/demo/block-train shows the
+	// rack level NoFit, the block level Chosen and the pods per rack.
+	if n := blockTrainSize(spec); n > 0 {
+		levels := []cluster.TopologyLevel{
+			{Key: cluster.BlockLabel, Mode: cluster.TopologyRequired},
+			{Key: cluster.RackLabel, Mode: cluster.TopologyPreferred},
+		}
+		if err := c.CreateLevelsGang(ctx, ns, "block-train", n, n, levels, cluster.PodOptions{CPU: "12"}); err != nil {
+			return err
+		}
+	} else {
+		fmt.Println("no block has two racks (-racks 1): the demo has no PodGroup block-train")
+	}
 	// The fake nodes have 32 CPUs: one pod of 17 per node.
 	return c.CreateGang(ctx, ns, "too-big", nodes+1, nodes+1, cluster.PodOptions{CPU: "17"})
+}
+
+// blockTrainSize is the size of the demo gang block-train: two pods of 12
+// CPUs more than the largest rack holds (two on each 32-CPU node), so that
+// it fits in no rack and spills over two racks of a block. It is 0 when the
+// blocks have one rack each.
+func blockTrainSize(spec cluster.NodeSpec) int {
+	if spec.Racks < 2 || spec.RacksPerBlock == 1 {
+		return 0
+	}
+	perRack := map[string]int{}
+	for i := range spec.Count {
+		_, _, rack := spec.Topology(i)
+		perRack[rack]++
+	}
+	most := 0
+	for _, n := range perRack {
+		most = max(most, n)
+	}
+	return 2*most + 2
 }

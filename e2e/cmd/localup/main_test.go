@@ -239,3 +239,26 @@ func TestSummaryShowsTheSecurePort(t *testing.T) {
 		t.Errorf("the summary lacks %q:\n%s", want, out)
 	}
 }
+
+// TestBlockTrainSize: the demo gang block-train fits in no rack and in two
+// racks of a block, whatever the layout; with one rack a block there is none.
+func TestBlockTrainSize(t *testing.T) {
+	for _, tc := range []struct {
+		spec cluster.NodeSpec
+		want int
+	}{
+		// make run's default: twelve nodes, 3 zones × 2 racks of two
+		// nodes, a rack holds four pods of 12 CPUs, a block eight.
+		{cluster.NodeSpec{Count: 12, Zones: 3, Racks: 2}, 6},
+		// -nodes 60: racks of ten nodes hold twenty.
+		{cluster.NodeSpec{Count: 60, Zones: 3, Racks: 2}, 22},
+		// -nodes 14: two racks have three nodes, the others two.
+		{cluster.NodeSpec{Count: 14, Zones: 3, Racks: 2}, 8},
+		{cluster.NodeSpec{Count: 12, Zones: 3, Racks: 1}, 0},
+		{cluster.NodeSpec{Count: 12, Zones: 3, Racks: 4, RacksPerBlock: 1}, 0},
+	} {
+		if got := blockTrainSize(tc.spec); got != tc.want {
+			t.Errorf("blockTrainSize(%+v) = %d, want %d", tc.spec, got, tc.want)
+		}
+	}
+}
