@@ -194,7 +194,7 @@ func TestRunRejectsBadFlags(t *testing.T) {
 		{"unknown api workload", "1000", "vanilla", "apicalls", 1, 1000, "churn5-50ms,churn7", `unknown workload "churn7" in -api-workloads: allowed are churn5-50ms, churn10-50ms`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := run(t.TempDir(), tc.sizes, tc.reps, tc.sides, "", "", 0, tc.suites, apiOptions{Pods: tc.apiPods, Workloads: tc.apiKeys}, defaultGangOptions(), defaultPlacementOptions(), defaultUpstreamOptions())
+			err := run(t.TempDir(), tc.sizes, tc.reps, tc.sides, "", "", 0, tc.suites, apiOptions{Pods: tc.apiPods, Workloads: tc.apiKeys}, defaultGangOptions(), defaultPlacementOptions(), defaultUpstreamOptions(), defaultLevelsOptions())
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("run: %v, want an error containing %q", err, tc.want)
 			}

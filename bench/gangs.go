@@ -324,6 +324,10 @@ type groupTestCase struct {
 	// NodeTemplate is createNodes' nodeTemplatePath; empty for
 	// scheduler_perf's default node (node-default.yaml's shape).
 	NodeTemplate string
+	// SchedulerConfig is the test case's schedulerConfigPath (a
+	// KubeSchedulerConfiguration in the workload package); empty for
+	// scheduler_perf's default configuration.
+	SchedulerConfig string
 	// PodGroupFile is the PodGroup template, created Groups times; empty
 	// for pods without a group.
 	PodGroupFile string
@@ -348,7 +352,11 @@ func (tc groupTestCase) writeTo(b *strings.Builder) {
 	if len(tc.Sides) == 0 {
 		return
 	}
-	fmt.Fprintf(b, "- name: %s\n  workloadTemplate:\n", tc.Name)
+	fmt.Fprintf(b, "- name: %s\n", tc.Name)
+	if tc.SchedulerConfig != "" {
+		fmt.Fprintf(b, "  schedulerConfigPath: %s\n", tc.SchedulerConfig)
+	}
+	b.WriteString("  workloadTemplate:\n")
 	fmt.Fprintf(b, "  - opcode: createAny\n    templatePath: %s\n", gangCRDTemplate)
 	b.WriteString("  - opcode: createNodes\n")
 	if tc.NodeTemplate != "" {

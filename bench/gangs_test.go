@@ -363,10 +363,10 @@ func TestGangOptionsValidate(t *testing.T) {
 	// run refuses them before building anything.
 	bad := defaultGangOptions()
 	bad.Pods = 100
-	if err := run(t.TempDir(), "1000", 1, "vanilla", "", "", 0, "gangs", defaultAPIOptions(), bad, defaultPlacementOptions(), defaultUpstreamOptions()); err == nil || !strings.Contains(err.Error(), "not a multiple of gang size 8") {
+	if err := run(t.TempDir(), "1000", 1, "vanilla", "", "", 0, "gangs", defaultAPIOptions(), bad, defaultPlacementOptions(), defaultUpstreamOptions(), defaultLevelsOptions()); err == nil || !strings.Contains(err.Error(), "not a multiple of gang size 8") {
 		t.Errorf("run: %v", err)
 	}
-	if err := run(t.TempDir(), "1000", 1, "vanilla", "", "", 0, "gangs", defaultAPIOptions(), defaultGangOptions(), defaultPlacementOptions(), defaultUpstreamOptions()); err == nil || !strings.Contains(err.Error(), "needs the PodGroup CRD") {
+	if err := run(t.TempDir(), "1000", 1, "vanilla", "", "", 0, "gangs", defaultAPIOptions(), defaultGangOptions(), defaultPlacementOptions(), defaultUpstreamOptions(), defaultLevelsOptions()); err == nil || !strings.Contains(err.Error(), "needs the PodGroup CRD") {
 		t.Errorf("run without a checkout: %v, want an error about the CRD", err)
 	}
 }

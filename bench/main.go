@@ -13,8 +13,11 @@
 // (upstream's own scheduler_perf workloads from
 // test/integration/scheduler_perf/misc/performance-config.yaml, vanilla
 // against patched with every gate at its default, goal >= 0.98x, issue #20;
-// docs/benchmarks-upstream.md). The default is burst,apicalls; gangs,
-// placement and upstream run on request (-suites gangs,placement,upstream).
+// docs/benchmarks-upstream.md) and levels (gangs kept in one block and
+// preferably one rack of a filled cluster, against the same gangs in one
+// rack, issue #24; docs/benchmarks-levels.md). The default is
+// burst,apicalls; gangs, placement, upstream and levels run on request
+// (-suites gangs,placement,upstream,levels).
 //
 // Both trees get the same test-only harness: bench/scheduler_perf-data-items.patch
 // (histogram counts and sums, counters in the data items; counted and delayed
@@ -31,6 +34,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -44,7 +48,7 @@ func main() {
 		mdOut     = flag.String("markdown", "docs/benchmarks.md", "markdown summary to write (relative to -root unless absolute); empty for none")
 		plotDir   = flag.String("plots", "docs/bench", "directory for the PNG plots (relative to -root unless absolute); empty for none")
 		profile   = flag.Int("cpuprofile-size", 0, "also record a CPU and an allocation profile (cpu.pprof, mem.pprof) of each side at this burst size")
-		suites    = flag.String("suites", defaultSuites, "suites to run: burst (DRA claim-template burst, KEP-6132), apicalls (API call latency, KEP-5229), gangs (gang scheduling, KEP-5732), placement (topology-aware placement of gangs, issue #8), upstream (upstream's scheduler_perf misc and DRA workloads, vanilla vs patched, issue #20)")
+		suites    = flag.String("suites", defaultSuites, "suites to run: burst (DRA claim-template burst, KEP-6132), apicalls (API call latency, KEP-5229), gangs (gang scheduling, KEP-5732), placement (topology-aware placement of gangs, issue #8), upstream (upstream's scheduler_perf misc and DRA workloads, vanilla vs patched, issue #20), levels (gangs with a required block and a preferred rack against a required rack, issue #24; patched tree only)")
 		apiPods   = flag.Int("api-pods", defaultAPIOptions().Pods, "measured pods of the apicalls suite")
 		apiMD     = flag.String("apicalls-markdown", defaultAPIOptions().Markdown, "markdown summary of the apicalls suite (relative to -root unless absolute); empty for none")
 		apiProf   = flag.Bool("api-cpuprofile", false, "apicalls suite: record a CPU profile of every run (cpu.pprof in its run directory)")
@@ -64,6 +68,13 @@ func main() {
 		upSize    = flag.String("upstream-size", defaultUpstreamOptions().Size, "upstream suite: the workload each test case runs: small (about 1000 measured pods, a quick check) or large (5000 nodes and 10000 measured pods where upstream has them)")
 		upMD      = flag.String("upstream-markdown", defaultUpstreamOptions().Markdown, "markdown summary of the upstream suite (relative to -root unless absolute); empty for none")
 		upProf    = flag.Bool("upstream-cpuprofile", false, "upstream suite: record a CPU profile of every run (cpu.pprof in its run directory)")
+		lvShape   = flag.String("levels-shape", defaultLevelsOptions().Shape.flag(), "levels suite: the cluster as blocks/racks per block/nodes per rack (4-CPU nodes)")
+		lvFill    = flag.Float64("levels-fill", defaultLevelsOptions().Fill, "levels suite: share of the cluster's 1-CPU slots the fill pods take before the gangs, spread unevenly over the racks (0 to 0.95)")
+		lvSeed    = flag.Uint64("levels-seed", defaultLevelsOptions().Seed, "levels suite: seed of the fill's distribution over the racks")
+		lvSizes   = flag.String("levels-gang-sizes", joinInts(defaultLevelsOptions().GangSizes), "levels suite: pods per gang (its PodGroup's minCount), comma-separated; each size is its own workloads")
+		lvPods    = flag.Int("levels-pods", defaultLevelsOptions().Pods, "levels suite: measured pods of every workload with the two levels, a multiple of every gang size; the required rack runs as many of its gangs as fit in racks")
+		lvMD      = flag.String("levels-markdown", defaultLevelsOptions().Markdown, "markdown summary of the levels suite (relative to -root unless absolute); empty for none")
+		lvProf    = flag.Bool("levels-cpuprofile", defaultLevelsOptions().Profile, "levels suite: record a CPU profile of every run (cpu.pprof in its run directory) for the CPU per pod-group cycle")
 	)
 	flag.Parse()
 	sizes, err := parseGangSizes(*gangSizes)
@@ -76,12 +87,23 @@ func main() {
 		fmt.Fprintf(os.Stderr, "bench: %v\n", err)
 		os.Exit(1)
 	}
+	lvShapeParsed, err := parseLevelsShape(*lvShape)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "bench: %v\n", err)
+		os.Exit(1)
+	}
+	lvSizesParsed, err := parseLevelsGangSizes(*lvSizes)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "bench: %v\n", err)
+		os.Exit(1)
+	}
 	command := commandLine(os.Args[1:])
 	gangs := gangOptions{Sizes: sizes, Pods: *gangPods, Nodes: *gangNodes, Markdown: *gangMD, Profile: *gangProf, Command: command}
 	placement := placementOptions{Clusters: clusters, GangSize: *plGang, Pods: *plPods, LoadedPods: *plLoaded, Markdown: *plMD, Profile: *plProf, Command: command}
 	api := apiOptions{Pods: *apiPods, Markdown: *apiMD, Workloads: *apiKeys, Profile: *apiProf, Command: command}
 	up := upstreamOptions{Workloads: *upKeys, Size: *upSize, Markdown: *upMD, Profile: *upProf, Command: command}
-	if err := run(*root, *sizesFlag, *reps, *sideNames, *mdOut, *plotDir, *profile, *suites, api, gangs, placement, up); err != nil {
+	levels := levelsOptions{Shape: lvShapeParsed, Fill: *lvFill, Seed: *lvSeed, GangSizes: lvSizesParsed, Pods: *lvPods, Markdown: *lvMD, Profile: *lvProf, Command: command}
+	if err := run(*root, *sizesFlag, *reps, *sideNames, *mdOut, *plotDir, *profile, *suites, api, gangs, placement, up, levels); err != nil {
 		fmt.Fprintf(os.Stderr, "bench: %v\n", err)
 		os.Exit(1)
 	}
@@ -97,7 +119,9 @@ func main() {
 // nodes (three of those filled with 5000 pods first); run it with -suites
 // placement. Nor is the upstream suite: twelve runs per repetition at its
 // default size, most of them on 5000 nodes (an estimated half hour on 2
-// cores); run it with -suites upstream.
+// cores); run it with -suites upstream. Nor is the levels suite: four runs
+// per repetition on 5000 nodes filled with 5000 pods first, each with up
+// to 4096 measured pods; run it with -suites levels.
 const defaultSuites = "burst,apicalls"
 
 // commandLine is the make command that repeats a run with args (bench's
@@ -124,7 +148,7 @@ func commandLine(args []string) string {
 	return "make bench BENCH_ARGS='" + strings.Join(kept, " ") + "'"
 }
 
-func run(root, sizesFlag string, reps int, sideNames, mdOut, plotDir string, profileSize int, suites string, api apiOptions, gangs gangOptions, placement placementOptions, up upstreamOptions) error {
+func run(root, sizesFlag string, reps int, sideNames, mdOut, plotDir string, profileSize int, suites string, api apiOptions, gangs gangOptions, placement placementOptions, up upstreamOptions, levels levelsOptions) error {
 	root, err := filepath.Abs(root)
 	if err != nil {
 		return err
@@ -140,7 +164,7 @@ func run(root, sizesFlag string, reps int, sideNames, mdOut, plotDir string, pro
 	if err != nil {
 		return err
 	}
-	runBurst, runAPI, runGang, runPlace, runUp := false, false, false, false, false
+	runBurst, runAPI, runGang, runPlace, runUp, runLevel := false, false, false, false, false, false
 	for _, s := range strings.Split(suites, ",") {
 		switch strings.TrimSpace(s) {
 		case "burst":
@@ -153,13 +177,20 @@ func run(root, sizesFlag string, reps int, sideNames, mdOut, plotDir string, pro
 			runPlace = true
 		case "upstream":
 			runUp = true
+		case "levels":
+			runLevel = true
 		default:
-			return fmt.Errorf("unknown suite %q in -suites: allowed are burst, apicalls, gangs, placement, upstream", s)
+			return fmt.Errorf("unknown suite %q in -suites: allowed are burst, apicalls, gangs, placement, upstream, levels", s)
 		}
 	}
 	files, err := groupSuiteFiles(root, runGang, runPlace, gangs, placement)
 	if err != nil {
 		return err
+	}
+	if runLevel {
+		if files, err = levelsSuiteFiles(root, files, levels); err != nil {
+			return err
+		}
 	}
 	apiChosen, err := api.validate()
 	if err != nil {
@@ -189,6 +220,10 @@ func run(root, sizesFlag string, reps int, sideNames, mdOut, plotDir string, pro
 	if runAPI || runGang || runPlace || runUp {
 		trees = []string{"vanilla", "patched"}
 	}
+	if runLevel && !slices.Contains(trees, levelsSide.Tree) {
+		// The levels suite runs on the patched tree alone.
+		trees = append(trees, levelsSide.Tree)
+	}
 	for _, tree := range trees {
 		config := burstConfig(tree, sizes) + apiCallsConfig(tree, api.Pods, apiNodes)
 		if runGang {
@@ -198,6 +233,9 @@ func run(root, sizesFlag string, reps int, sideNames, mdOut, plotDir string, pro
 			config += placementConfig(tree, placement)
 		}
 		config += upConfig
+		if runLevel {
+			config += levelsConfig(tree, levels)
+		}
 		if err := h.prepare(tree, config, files); err != nil {
 			return fmt.Errorf("preparing the %s tree: %w", tree, err)
 		}
@@ -219,6 +257,11 @@ func run(root, sizesFlag string, reps int, sideNames, mdOut, plotDir string, pro
 	}
 	if runUp {
 		if err := runUpstream(h, upChosen, reps, up); err != nil {
+			return err
+		}
+	}
+	if runLevel {
+		if err := runLevels(h, reps, levels); err != nil {
 			return err
 		}
 	}

@@ -10,8 +10,15 @@ import (
 	"testing"
 
 	_ "k8s.io/component-base/logs/json/register"
+	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	perf "k8s.io/kubernetes/test/integration/scheduler_perf"
 )
+
+// outOfTreePlugins are scheduler plugins a suite adds to the workload
+// package (the levels suite's placement log, levels_placements_test.go,
+// registers itself here); nil without any. A plugin runs only where a test
+// case's scheduler configuration enables it.
+var outOfTreePlugins frameworkruntime.Registry
 
 func TestMain(m *testing.M) {
 	if err := perf.InitTests(); err != nil {
@@ -22,5 +29,5 @@ func TestMain(m *testing.M) {
 }
 
 func BenchmarkPerfScheduling(b *testing.B) {
-	perf.RunBenchmarkPerfScheduling(b, "performance-config.yaml", "kspatch", nil)
+	perf.RunBenchmarkPerfScheduling(b, "performance-config.yaml", "kspatch", outOfTreePlugins)
 }
