@@ -211,27 +211,7 @@ func rackGangTooBig(ctx context.Context, t *testing.T, c *cluster.Cluster) {
 	// The pods go when the checks are done: the scenarios that follow do
 	// not run with a gang retried on every event.
 	defer deleteGroupPods(ctx, t, c, group)
-	deadline := time.Now().Add(time.Minute)
-	for {
-		pods := groupPods(ctx, t, c, group)
-		failed := 0
-		for i := range pods {
-			if pods[i].Spec.NodeName != "" {
-				t.Fatalf("pod %s of the gang that fits in no rack was bound to %s", pods[i].Name, pods[i].Spec.NodeName)
-			}
-			cond := podScheduledCondition(&pods[i])
-			if cond != nil && cond.Status == v1.ConditionFalse && cond.Reason == v1.PodReasonUnschedulable {
-				failed++
-			}
-		}
-		if len(pods) == n && failed == n {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d of %d pods of %s have PodScheduled=False after a minute", failed, n, group)
-		}
-		time.Sleep(500 * time.Millisecond)
-	}
+	waitGangUnschedulable(ctx, t, c, group, n, "rack")
 	s := waitPodGroupState(ctx, t, c, group, 30*time.Second, func(s podGroupState) bool {
 		return s.status == "False" && s.reason == "Unschedulable"
 	})
@@ -348,5 +328,34 @@ func placementMetrics(ctx context.Context, t *testing.T, c *cluster.Cluster) {
 	}
 	if v, _ := cluster.MetricValue(metrics, `scheduler_placement_evaluations_total{result="error"}`); v != 0 {
 		t.Errorf(`scheduler_placement_evaluations_total{result="error"} = %v, want 0`, v)
+	}
+}
+
+// waitGangUnschedulable waits up to a minute until all n pods of group
+// exist, none bound, each with PodScheduled=False (Unschedulable); a bound
+// pod fails the test at once. where names the domain the gang fits in
+// none of, for the message.
+func waitGangUnschedulable(ctx context.Context, t *testing.T, c *cluster.Cluster, group string, n int, where string) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		pods := groupPods(ctx, t, c, group)
+		failed := 0
+		for i := range pods {
+			if pods[i].Spec.NodeName != "" {
+				t.Fatalf("pod %s of the gang that fits in no %s was bound to %s", pods[i].Name, where, pods[i].Spec.NodeName)
+			}
+			cond := podScheduledCondition(&pods[i])
+			if cond != nil && cond.Status == v1.ConditionFalse && cond.Reason == v1.PodReasonUnschedulable {
+				failed++
+			}
+		}
+		if len(pods) == n && failed == n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d pods of %s have PodScheduled=False after a minute", failed, n, group)
+		}
+		time.Sleep(500 * time.Millisecond)
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -322,27 +321,7 @@ func blockGangTooBig(ctx context.Context, t *testing.T, c *cluster.Cluster) {
 	// The pods go when the checks are done: the scenarios that follow do
 	// not run with a gang retried on every event.
 	defer deleteGroupPods(ctx, t, c, group)
-	deadline := time.Now().Add(time.Minute)
-	for {
-		pods := groupPods(ctx, t, c, group)
-		failed := 0
-		for i := range pods {
-			if pods[i].Spec.NodeName != "" {
-				t.Fatalf("pod %s of the gang that fits in no block was bound to %s", pods[i].Name, pods[i].Spec.NodeName)
-			}
-			cond := podScheduledCondition(&pods[i])
-			if cond != nil && cond.Status == v1.ConditionFalse && cond.Reason == v1.PodReasonUnschedulable {
-				failed++
-			}
-		}
-		if len(pods) == n && failed == n {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d of %d pods of %s have PodScheduled=False after a minute", failed, n, group)
-		}
-		time.Sleep(500 * time.Millisecond)
-	}
+	waitGangUnschedulable(ctx, t, c, group, n, "block")
 	s := waitPodGroupState(ctx, t, c, group, 30*time.Second, func(s podGroupState) bool {
 		return s.status == "False" && s.reason == "Unschedulable"
 	})
