@@ -55,7 +55,7 @@ func heldDecision(group string, at time.Duration) PlacementDecision {
 		Namespace: "ml", PodGroup: group, Time: ago(at), Duration: 61 * time.Millisecond,
 		Result: ResultUnschedulable, Pods: 6, Required: 6, PodsFit: 5,
 		Message: "no placement fits (6 placements, 4 evaluated, 2 lacked the room); best " + blockName("b1") + ": 5 of 6 pods fit, 6 needed",
-		HeldAt:  "no " + blockKey + " domain fits 6 pods: the best, " + blockName("b1") + ", fits 5",
+		HeldAt:  blockKey + " (Required): no " + blockKey + " domain fits 6 pods: the best, " + blockName("b1") + ", fits 5",
 		Levels: []PlacementLevel{
 			{Key: rackKey, Mode: LevelPreferred, Placements: 4, Evaluated: 2, RoomLeftOut: 2, Result: LevelNoFit,
 				Reason: "no " + rackKey + " domain fits 6 pods: the best, " + rackName("b1", "r1") + ", fits 3"},
@@ -156,7 +156,7 @@ func (errPlacements) PlacementSnapshot(context.Context) (*PlacementSnapshot, err
 // TestQueuedPodPlacementLevel: a queued pod shows the level its group is
 // held at when, and only when, the group's latest recorded cycle has one.
 func TestQueuedPodPlacementLevel(t *testing.T) {
-	held := "no " + blockKey + " domain fits 6 pods: the best, " + blockName("b1") + ", fits 5"
+	held := blockKey + " (Required): no " + blockKey + " domain fits 6 pods: the best, " + blockName("b1") + ", fits 5"
 	for _, tc := range []struct {
 		name       string
 		pod        string
@@ -247,7 +247,7 @@ func TestPlacementLevelsText(t *testing.T) {
 		},
 		{
 			target: "/debug/placements/ml/moe-wait",
-			want:   []string{"Held at:            no " + blockKey + " domain fits 6 pods: the best, " + blockName("b1") + ", fits 5"},
+			want:   []string{"Held at:            " + blockKey + " (Required): no " + blockKey + " domain fits 6 pods: the best, " + blockName("b1") + ", fits 5"},
 		},
 		{
 			// A group without levels: the tables as before.
