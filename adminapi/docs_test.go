@@ -23,7 +23,7 @@ func TestDocsExamples(t *testing.T) {
 		"placements", "placements_group", "placements_group_limit.json", "queue", "queue_filtered", "queue_page",
 		"queue_page.json", "queue_pod", "queue_pod.json", "queue_pod_active", "queue_pod_backoff",
 		"podgroup_rack_short", "podgroup_rack_short.json", "podgroup_waiting_for_members",
-		"placements_levels", "queue_pod_held",
+		"placements_levels", "queue_pod_held", "placements_preemption",
 	} {
 		golden, err := os.ReadFile(filepath.Join("testdata", name+".golden"))
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -59,8 +60,46 @@ type placementDecisionView struct {
 	// many did in its last try, and the first that did not.
 	PodsFit    int           `json:"podsFit,omitempty"`
 	FirstUnfit *unfitPodView `json:"firstUnfit,omitempty"`
+	// Preemption, for a gang that did not fit and tried to preempt, is
+	// what that found; absent otherwise.
+	Preemption *preemptionView `json:"preemption,omitempty"`
 
 	age, duration time.Duration // for the text output
+}
+
+type preemptionView struct {
+	// Priority is the group's; only pods of lower priority may be victims.
+	Priority   int32                     `json:"priority"`
+	Result     string                    `json:"result"`
+	Message    string                    `json:"message,omitempty"`
+	Candidates []preemptionCandidateView `json:"candidates"`
+	Chosen     string                    `json:"chosen,omitempty"`
+	// Victims are the chosen victims the scheduler kept; VictimsOmitted
+	// counts the others, VictimCount all of them.
+	Victims        []victimView `json:"victims"`
+	VictimsOmitted int          `json:"victimsOmitted,omitempty"`
+	VictimCount    int          `json:"victimCount"`
+}
+
+type preemptionCandidateView struct {
+	Placement        string `json:"placement"`
+	Level            string `json:"level,omitempty"`
+	PotentialVictims int    `json:"potentialVictims"`
+	Fits             bool   `json:"fits"`
+	// VictimCount is the victims left after the reprieve; HighestPriority
+	// the highest priority among them, absent when there are none.
+	VictimCount     int          `json:"victimCount"`
+	HighestPriority *int32       `json:"highestPriority,omitempty"`
+	PDBViolations   int          `json:"pdbViolations"`
+	Victims         []victimView `json:"victims"`
+	Reason          string       `json:"reason,omitempty"`
+}
+
+type victimView struct {
+	Pod      string `json:"pod"`
+	Node     string `json:"node"`
+	Priority int32  `json:"priority"`
+	PodGroup string `json:"podGroup,omitempty"`
 }
 
 type placementRoomView struct {
@@ -252,7 +291,37 @@ func newPlacementDecisionView(d *PlacementDecision, now time.Time) placementDeci
 	for i, pa := range d.Assignments {
 		v.Assignments[i] = podAssignmentView{Pod: pa.Pod, Node: pa.Node, Failure: pa.Failure}
 	}
+	v.Preemption = newPreemptionView(d.Preemption)
 	return v
+}
+
+// newPreemptionView is nil for nil.
+func newPreemptionView(p *Preemption) *preemptionView {
+	if p == nil {
+		return nil
+	}
+	v := &preemptionView{Priority: p.Priority, Result: p.Result, Message: p.Message,
+		Candidates: make([]preemptionCandidateView, len(p.Candidates)), Chosen: p.Chosen,
+		Victims: newVictimViews(p.Victims), VictimsOmitted: p.VictimsOmitted, VictimCount: p.VictimCount}
+	for i, c := range p.Candidates {
+		cv := preemptionCandidateView{Placement: c.Placement, Level: c.Level, PotentialVictims: c.PotentialVictims, Fits: c.Fits,
+			VictimCount: c.VictimCount, PDBViolations: c.PDBViolations, Victims: newVictimViews(c.Victims), Reason: c.Reason}
+		if c.VictimCount > 0 {
+			highest := c.HighestPriority
+			cv.HighestPriority = &highest
+		}
+		v.Candidates[i] = cv
+	}
+	return v
+}
+
+// newVictimViews is never nil.
+func newVictimViews(vs []Victim) []victimView {
+	out := make([]victimView, len(vs))
+	for i, vi := range vs {
+		out[i] = victimView{Pod: vi.Pod, Node: vi.Node, Priority: vi.Priority, PodGroup: vi.PodGroup}
+	}
+	return out
 }
 
 // newUnfitPodView is nil for nil.
@@ -317,14 +386,28 @@ func (doc placementList) writeTable(w io.Writer) error {
 		_, err := io.WriteString(w, "No placement decisions recorded.\n")
 		return err
 	}
+	// The PREEMPTION column only when a listed cycle tried to preempt, so
+	// that lists without one stay as they were.
+	preemption := false
+	for i := range doc.Items {
+		preemption = preemption || doc.Items[i].Preemption != nil
+	}
 	t := newTable(w)
-	row(t, "NAMESPACE", "POD GROUP", "AGE", "RESULT", "DURATION", "PODS", "ASSIGNED", "PLACEMENTS", "FEASIBLE", "CHOSEN", "SCORE")
+	header := []string{"NAMESPACE", "POD GROUP", "AGE", "RESULT", "DURATION", "PODS", "ASSIGNED", "PLACEMENTS", "FEASIBLE", "CHOSEN", "SCORE"}
+	if preemption {
+		header = append(header, "PREEMPTION")
+	}
+	row(t, header...)
 	for i := range doc.Items {
 		v := &doc.Items[i]
-		row(t, v.Namespace, v.PodGroup, age(v.age), v.Result,
+		cells := []string{v.Namespace, v.PodGroup, age(v.age), v.Result,
 			shortDuration(v.duration), strconv.Itoa(v.Pods), strconv.Itoa(v.assigned()),
-			strconv.Itoa(len(v.Placements)+v.PlacementsOmitted), fmt.Sprintf("%d/%d", v.feasible(), len(v.Evaluations)),
-			orNone(v.Chosen), v.chosenScore())
+			strconv.Itoa(len(v.Placements) + v.PlacementsOmitted), fmt.Sprintf("%d/%d", v.feasible(), len(v.Evaluations)),
+			orNone(v.Chosen), v.chosenScore()}
+		if preemption {
+			cells = append(cells, v.Preemption.summary())
+		}
+		row(t, cells...)
 	}
 	if err := t.Flush(); err != nil {
 		return err
@@ -439,6 +522,10 @@ func (doc placementList) writeDetails(w io.Writer) error {
 			_, _ = io.WriteString(w, "\n")
 		}
 
+		if err := v.Preemption.writeText(w); err != nil {
+			return err
+		}
+
 		_, _ = fmt.Fprintf(w, "\nAssignments (%d):\n", len(v.Assignments))
 		if len(v.Assignments) > 0 {
 			t = newTable(w)
@@ -513,4 +600,128 @@ func joinScores(scores []pluginScoreView) string {
 		parts[i] = s.Plugin + "=" + strconv.FormatInt(s.Score, 10)
 	}
 	return strings.Join(parts, ",")
+}
+
+// summary is the preemption in a table cell: its result, and how many
+// victims it chose; "<none>" for a cycle that did not try to preempt.
+func (p *preemptionView) summary() string {
+	if p == nil {
+		return none
+	}
+	if p.VictimCount > 0 {
+		return fmt.Sprintf("%s (%s)", p.Result, count(p.VictimCount, "victim", "victims"))
+	}
+	return p.Result
+}
+
+// String formats a victim as namespace/name@node.
+func (v victimView) String() string { return v.Pod + "@" + v.Node }
+
+// writeText writes a cycle's preemption: what it found, every placement it
+// tried with the victims named there, and the victims it chose. It writes
+// nothing for a cycle that did not try to preempt.
+func (p *preemptionView) writeText(w io.Writer) error {
+	if p == nil {
+		return nil
+	}
+	_, _ = io.WriteString(w, "\nPreemption:\n")
+	t := newTable(w)
+	row(t, "  Priority:", fmt.Sprintf("%d (only pods of lower priority may be victims)", p.Priority))
+	row(t, "  Result:", p.Result)
+	row(t, "  Message:", orNone(p.Message))
+	row(t, "  Chosen placement:", orNone(p.Chosen))
+	row(t, "  Victims:", strconv.Itoa(p.VictimCount))
+	if err := t.Flush(); err != nil {
+		return err
+	}
+
+	// The level column only for a group with levels, as in the placement
+	// tables.
+	levels := false
+	for _, c := range p.Candidates {
+		levels = levels || c.Level != ""
+	}
+	_, _ = fmt.Fprintf(w, "\nPreemption candidates (%d):\n", len(p.Candidates))
+	if len(p.Candidates) > 0 {
+		t = newTable(w)
+		header := []string{"  PLACEMENT", "POTENTIAL VICTIMS", "FITS", "VICTIMS", "HIGHEST PRIORITY", "PDB VIOLATIONS", "REASON"}
+		if levels {
+			header = slices.Insert(header, 1, "LEVEL")
+		}
+		row(t, header...)
+		for _, c := range p.Candidates {
+			highest := none
+			if c.HighestPriority != nil {
+				highest = strconv.Itoa(int(*c.HighestPriority))
+			}
+			cells := []string{"  " + p.mark(c.Placement), strconv.Itoa(c.PotentialVictims), yesNo(c.Fits), strconv.Itoa(c.VictimCount),
+				highest, strconv.Itoa(c.PDBViolations), orNone(c.Reason)}
+			if levels {
+				cells = slices.Insert(cells, 1, orNone(c.Level))
+			}
+			row(t, cells...)
+		}
+		if err := t.Flush(); err != nil {
+			return err
+		}
+	}
+
+	// The victims named per candidate, one line each.
+	named := 0
+	for _, c := range p.Candidates {
+		if len(c.Victims) > 0 {
+			named++
+		}
+	}
+	if named > 0 {
+		_, _ = fmt.Fprintf(w, "\nVictims per candidate (%s):\n", count(named, "placement", "placements"))
+		t = newTable(w)
+		row(t, "  PLACEMENT", "VICTIM", "PRIORITY", "POD GROUP")
+		for _, c := range p.Candidates {
+			name := p.mark(c.Placement)
+			for i, vi := range c.Victims {
+				if i > 0 {
+					name = ""
+				}
+				row(t, "  "+name, vi.String(), strconv.Itoa(int(vi.Priority)), orNone(vi.PodGroup))
+			}
+			if more := c.VictimCount - len(c.Victims); len(c.Victims) > 0 && more > 0 {
+				row(t, "  ", fmt.Sprintf("... and %d more", more))
+			}
+		}
+		if err := t.Flush(); err != nil {
+			return err
+		}
+	}
+
+	if p.VictimCount == 0 && len(p.Victims) == 0 {
+		return nil
+	}
+	_, _ = fmt.Fprintf(w, "\nVictims chosen (%d", p.VictimCount)
+	if p.Chosen != "" {
+		_, _ = fmt.Fprintf(w, ", in %s", p.Chosen)
+	}
+	_, _ = io.WriteString(w, "):\n")
+	if len(p.Victims) > 0 {
+		t = newTable(w)
+		row(t, "  VICTIM", "PRIORITY", "POD GROUP")
+		for _, vi := range p.Victims {
+			row(t, "  "+vi.String(), strconv.Itoa(int(vi.Priority)), orNone(vi.PodGroup))
+		}
+		if err := t.Flush(); err != nil {
+			return err
+		}
+	}
+	if p.VictimsOmitted > 0 {
+		_, _ = fmt.Fprintf(w, "  ... and %d more, not kept by the scheduler\n", p.VictimsOmitted)
+	}
+	return nil
+}
+
+// mark appends " *" to the chosen placement's name.
+func (p *preemptionView) mark(placement string) string {
+	if placement == p.Chosen && p.Chosen != "" {
+		return placement + " *"
+	}
+	return placement
 }

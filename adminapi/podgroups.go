@@ -115,8 +115,17 @@ type podGroupCycleView struct {
 	// ran (0 and 0 for a group without topology constraint).
 	PlacementsEvaluated int `json:"placementsEvaluated"`
 	PlacementsLeftOut   int `json:"placementsLeftOut"`
+	// Preemption, for a cycle that tried to preempt, is its result and
+	// message (/debug/placements/{namespace}/{podGroup} has the rest);
+	// absent otherwise.
+	Preemption *podGroupPreemptionView `json:"preemption,omitempty"`
 
 	age time.Duration
+}
+
+type podGroupPreemptionView struct {
+	Result  string `json:"result"`
+	Message string `json:"message,omitempty"`
 }
 
 type candidateView struct {
@@ -269,6 +278,9 @@ func newPodGroupDoc(ns, name string, detail *PodGroupDetail, page *QueuePage, la
 			if pa.Node != "" {
 				doc.LastCycle.Assigned++
 			}
+		}
+		if p := last.Preemption; p != nil {
+			doc.LastCycle.Preemption = &podGroupPreemptionView{Result: p.Result, Message: p.Message}
 		}
 		doc.Candidates, doc.CandidatesOmitted = candidates(last, gp.candidates)
 	}
@@ -600,6 +612,13 @@ func (doc podGroupDoc) writeText(w io.Writer) error {
 		}
 		row(t, "Last cycle:", fmt.Sprintf("%s, %s ago: %s, %d needed, chosen %s", lc.Result, age(lc.age), outcome, lc.Required, orNone(lc.Chosen)))
 		row(t, "  Message:", orNone(lc.Message))
+		if p := lc.Preemption; p != nil {
+			preemption := p.Result
+			if p.Message != "" {
+				preemption += ": " + p.Message
+			}
+			row(t, "  Preemption:", preemption)
+		}
 	} else {
 		row(t, "Last cycle:", none+" recorded")
 	}

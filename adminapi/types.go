@@ -276,6 +276,90 @@ type PlacementDecision struct {
 	// level tried and why no domain of it fits: where the group waits.
 	// Empty when a placement was chosen, or the group has no levels.
 	HeldAt string
+	// Preemption, for a gang that did not fit and tried to preempt
+	// (workload-aware preemption), is what that found; nil otherwise.
+	Preemption *Preemption
+}
+
+// Results of a pod group's preemption (Preemption.Result).
+const (
+	// PreemptionPreempting: victims were chosen in a placement and are
+	// being deleted; the group's members are nominated to the nodes they
+	// fit on.
+	PreemptionPreempting = "Preempting"
+	// PreemptionNotHelpful: no placement fits the group even without every
+	// pod it may preempt; nothing was evicted.
+	PreemptionNotHelpful = "NotHelpful"
+	// PreemptionWaiting: the victims of an earlier preemption are still
+	// terminating on the nodes the members are nominated to; nothing more
+	// was evicted.
+	PreemptionWaiting = "Waiting"
+	// PreemptionNotAllowed: a member's preemptionPolicy is Never.
+	PreemptionNotAllowed = "NotAllowed"
+	// PreemptionError: the preemption could not be computed.
+	PreemptionError = "Error"
+)
+
+// Preemption is what a pod group's preemption found: the placements it
+// tried with the pods the group may preempt removed, and the victims it
+// chose in one of them, all or none.
+type Preemption struct {
+	// Priority is the group's priority (the lowest of its members'); only
+	// pods of lower priority may be victims.
+	Priority int32
+	// Result is one of the Preemption* results; Message says it in a line.
+	Result  string
+	Message string
+	// Candidates are the placements tried (the whole cluster for a group
+	// without topology constraints), in the order tried.
+	Candidates []PreemptionCandidate
+	// Chosen is the placement whose victims were chosen; empty if none.
+	Chosen string
+	// Victims are the chosen victims, as many as the scheduler keeps;
+	// VictimsOmitted counts the others; VictimCount is all of them.
+	Victims        []Victim
+	VictimsOmitted int
+	VictimCount    int
+}
+
+// PreemptionCandidate is one placement tried for preemption.
+type PreemptionCandidate struct {
+	// Placement is the placement's name, as in GeneratedPlacement.
+	Placement string
+	// Level is as in GeneratedPlacement; empty for a group without a
+	// Preferred level.
+	Level string
+	// PotentialVictims is how many pods the group may preempt there.
+	PotentialVictims int
+	// Fits reports whether the group fits once the victims are gone.
+	Fits bool
+	// VictimCount is how many pods are left as victims after the reprieve
+	// (the pods the group fits without are spared); HighestPriority is the
+	// highest priority among them (meaningless when VictimCount is 0);
+	// PDBViolations is how many of them a PodDisruptionBudget would
+	// rather keep.
+	VictimCount     int
+	HighestPriority int32
+	PDBViolations   int
+	// Victims names the first victims, as many as the scheduler keeps
+	// per candidate.
+	Victims []Victim
+	// Reason says why the placement cannot be used, or why it lost; empty
+	// for the chosen one.
+	Reason string
+}
+
+// Victim is one pod a preemption chose to delete.
+type Victim struct {
+	// Pod is the pod as namespace/name: victims may be in any namespace.
+	Pod string
+	// Node is the node the pod runs on.
+	Node string
+	// Priority is the pod's priority.
+	Priority int32
+	// PodGroup names the victim's pod group (in the victim's namespace)
+	// when it is preempted with all of its group's pods; empty otherwise.
+	PodGroup string
 }
 
 // Results of a topology level in a placement search

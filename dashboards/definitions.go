@@ -206,7 +206,7 @@ func All() []Dashboard {
 		},
 		{
 			File: "kspatch-podgroups.json", UID: "kspatch-podgroups", Title: "kspatch / Pod groups (KEP-5732)",
-			Description: "Pod-group (gang) scheduling cycles (gate GangScheduling): how often groups are tried, how often they fit, how long a cycle takes, and the pods the group logic holds back; the Placement row charts topology-aware placement (gate TopologyAwareWorkloadScheduling) and its topology levels (gate PodGroupTopologyLevels). `curl 127.0.0.1:10261/debug/placements` shows the recent cycles: the placements generated and evaluated, the one chosen, and every pod's node.",
+			Description: "Pod-group (gang) scheduling cycles (gate GangScheduling): how often groups are tried, how often they fit, how long a cycle takes, and the pods the group logic holds back; the Placement row charts topology-aware placement (gate TopologyAwareWorkloadScheduling) and its topology levels (gate PodGroupTopologyLevels); the Preemption row, gangs that preempt as one unit (gate WorkloadAwarePreemption). `curl 127.0.0.1:10261/debug/placements` shows the recent cycles: the placements generated and evaluated, the one chosen, every pod's node, and what a preemption tried and chose.",
 			Tags:        []string{"kspatch", "kube-scheduler", "KEP-5732"},
 			Panels: []Panel{
 				{
@@ -278,6 +278,24 @@ func All() []Dashboard {
 						Description: "99th percentile of one plugin call at the GeneratePlacements and ScorePlacement extension points, by plugin (e.g. TopologyPlacementGenerator; PodGroupPodsCount and NodeResourcesFit scoring a placement).",
 						Targets: []Target{quantileWhere(0.99, "scheduler_plugin_execution_duration_seconds",
 							`extension_point=~"GeneratePlacements|ScorePlacement"`, "extension_point, plugin", "{{plugin}} ({{extension_point}})")},
+					},
+				},
+			}, {
+				Title: "Preemption",
+				Panels: []Panel{
+					{
+						Title: "Pod-group preemption attempts by result", Unit: "ops", Stack: true,
+						Description: "Preemption attempts per second of gangs that did not fit (gate WorkloadAwarePreemption), by result: preempting (victims were chosen in one placement and are being deleted; the members are nominated to their nodes), not_helpful (no placement fits the group even without every pod of lower priority; nothing was evicted), waiting (the victims of an earlier attempt are still terminating; nothing more was evicted), error. A gang preempts as one unit: all its victims in one placement, or none. `curl 127.0.0.1:10261/debug/placements/NAMESPACE/GROUP` shows the placements each attempt tried and the victims it chose.",
+						Targets:     []Target{{rate("scheduler_podgroup_preemption_attempts_total", "", "result"), "{{result}}"}},
+					},
+					{
+						Title: "Victims per pod-group preemption", Unit: "short",
+						Description: "Pods chosen as victims per preempting attempt of a gang: the median, the 99th percentile (from buckets 1, 2, 4, … 512) and the average. Victims include every pod of a running PodGroup preempted whole (disruptionMode PodGroup), so one gang can evict another gang's members all at once.",
+						Targets: []Target{
+							quantile(0.5, "scheduler_podgroup_preemption_victims", ""),
+							quantile(0.99, "scheduler_podgroup_preemption_victims", ""),
+							{rate("scheduler_podgroup_preemption_victims_sum", "", "") + " / " + rate("scheduler_podgroup_preemption_victims_count", "", ""), "average"},
+						},
 					},
 				},
 			}},

@@ -29,9 +29,11 @@ import (
 	"k8s.io/apiextensions-apiserver/pkg/registry/customresource/tableconvertor"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
+	celcommon "k8s.io/apiserver/pkg/cel/common"
 	"k8s.io/apiserver/pkg/cel/environment"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	featuregatetesting "k8s.io/component-base/featuregate/testing"
@@ -99,6 +101,15 @@ func TestPodGroupCRDMatchesGoTypes(t *testing.T) {
 	// the API server must store a missing mode as Required.
 	if mode := topo.Items.Schema.Properties["mode"]; mode.Default == nil || string(mode.Default.Raw) != `"`+string(pgv1alpha1.TopologyRequired)+`"` {
 		t.Errorf("topology[].mode has default %v, want %q (what an empty mode means to the scheduler)", mode.Default, pgv1alpha1.TopologyRequired)
+	}
+	// Likewise an empty disruptionMode is Pod (PodGroupSpec.DisruptedWhole).
+	// Its enum is compared with the Go constants by compareSchema above.
+	dm := spec.Properties["disruptionMode"]
+	if dm.Default == nil || string(dm.Default.Raw) != `"`+string(pgv1alpha1.DisruptionModePod)+`"` {
+		t.Errorf("disruptionMode has default %v, want %q (what an empty mode means to the scheduler)", dm.Default, pgv1alpha1.DisruptionModePod)
+	}
+	if !hasRule(dm, "self == oldSelf") {
+		t.Error("disruptionMode is not immutable (x-kubernetes-validations self == oldSelf)")
 	}
 	if mc := spec.Properties["schedulingPolicy"].Properties["gang"].Properties["minCount"]; mc.Minimum == nil || *mc.Minimum != 1 ||
 		mc.Maximum == nil || *mc.Maximum != math.MaxInt32 {
@@ -196,6 +207,55 @@ func TestPodGroupCRDBounds(t *testing.T) {
 // compile, within the CEL cost limits).
 func crdValidator(t *testing.T) func(obj map[string]any) field.ErrorList {
 	t.Helper()
+	v := newCRDValidation(t)
+	return func(obj map[string]any) field.ErrorList {
+		// The API server applies the schema's defaults (mode: Required)
+		// when it decodes the object, before it validates it.
+		structuraldefaulting.Default(obj, v.structural)
+		errs := apiservervalidation.ValidateCustomResource(nil, obj, v.schema)
+		if blocked, err := blockingErr(errs); blocked {
+			// The API server's customresource strategy adds the same error.
+			return append(errs, err)
+		}
+		celErrs, _ := v.cel.Validate(context.Background(), nil, v.structural, obj, nil, celconfig.RuntimeCELCostBudget)
+		return append(errs, celErrs...)
+	}
+}
+
+// crdUpdateValidator returns a function that validates the update of a
+// stored PodGroup (old) to obj the way the API server's customresource
+// strategy does (ValidateUpdate): both objects get the schema's defaults,
+// old as the API server reads it from etcd (a field added to the CRD after
+// the object was stored is defaulted then) and obj as it decodes the
+// request; then the schema and the CEL rules, transition rules (oldSelf)
+// included, run with ratcheting, as CRDValidationRatcheting (GA, locked
+// on, in v1.33) has them.
+func crdUpdateValidator(t *testing.T) func(obj, old map[string]any) field.ErrorList {
+	t.Helper()
+	v := newCRDValidation(t)
+	return func(obj, old map[string]any) field.ErrorList {
+		structuraldefaulting.Default(old, v.structural)
+		structuraldefaulting.Default(obj, v.structural)
+		correlated := celcommon.NewCorrelatedObject(obj, old, &celmodel.Structural{Structural: v.structural})
+		errs := apiservervalidation.ValidateCustomResourceUpdate(nil, obj, old, v.schema, apiservervalidation.WithRatcheting(correlated))
+		if blocked, err := blockingErr(errs); blocked {
+			return append(errs, err)
+		}
+		celErrs, _ := v.cel.Validate(context.Background(), nil, v.structural, obj, old, celconfig.RuntimeCELCostBudget, apiservercel.WithRatcheting(correlated))
+		return append(errs, celErrs...)
+	}
+}
+
+// crdValidation holds what the API server builds from the CRD to validate
+// PodGroups.
+type crdValidation struct {
+	structural *structuralschema.Structural
+	schema     apiservervalidation.SchemaValidator
+	cel        *apiservercel.Validator
+}
+
+func newCRDValidation(t *testing.T) crdValidation {
+	t.Helper()
 	var crd apiext.CustomResourceDefinition
 	if err := apiextv1.Convert_v1_CustomResourceDefinition_To_apiextensions_CustomResourceDefinition(loadCRD(t), &crd, nil); err != nil {
 		t.Fatal(err)
@@ -220,22 +280,20 @@ func crdValidator(t *testing.T) func(obj map[string]any) field.ErrorList {
 	if err != nil {
 		t.Fatal(err)
 	}
-	celValidator := apiservercel.NewValidator(structural, true, celconfig.PerCallLimit)
-	return func(obj map[string]any) field.ErrorList {
-		// The API server applies the schema's defaults (mode: Required)
-		// when it decodes the object, before it validates it.
-		structuraldefaulting.Default(obj, structural)
-		errs := apiservervalidation.ValidateCustomResource(nil, obj, schemaValidator)
-		for _, e := range errs {
-			switch e.Type {
-			case field.ErrorTypeNotSupported, field.ErrorTypeRequired, field.ErrorTypeTooLong, field.ErrorTypeTooMany, field.ErrorTypeTypeInvalid:
-				// The API server's customresource strategy adds the same error.
-				return append(errs, field.Invalid(nil, nil, celSkipped))
-			}
+	return crdValidation{structural, schemaValidator, apiservercel.NewValidator(structural, true, celconfig.PerCallLimit)}
+}
+
+// blockingErr reports whether a schema error keeps the API server from
+// checking the CEL rules, with the error it adds then (the customresource
+// strategy's hasBlockingErr).
+func blockingErr(errs field.ErrorList) (bool, *field.Error) {
+	for _, e := range errs {
+		switch e.Type {
+		case field.ErrorTypeNotSupported, field.ErrorTypeRequired, field.ErrorTypeTooLong, field.ErrorTypeTooMany, field.ErrorTypeTypeInvalid:
+			return true, field.Invalid(nil, nil, celSkipped)
 		}
-		celErrs, _ := celValidator.Validate(context.Background(), nil, structural, obj, nil, celconfig.RuntimeCELCostBudget)
-		return append(errs, celErrs...)
 	}
+	return false, nil
 }
 
 // celSkipped is the error the API server adds when a schema error keeps it
@@ -348,8 +406,8 @@ func TestPodGroupCRDRuleCosts(t *testing.T) {
 		}
 	}
 	walk("", root, true)
-	if rules < 12 {
-		t.Errorf("found %d rules, want the 12 of the CRD at least", rules)
+	if rules < 13 {
+		t.Errorf("found %d rules, want the 13 of the CRD at least", rules)
 	}
 }
 
@@ -525,6 +583,120 @@ func TestPodGroupCRDTopologyLevelsMatchScheduler(t *testing.T) {
 		}
 	}
 	t.Logf("%d lists of levels compared", len(lists))
+}
+
+// withDisruptionMode returns a basic group's spec with disruptionMode set
+// to mode, or without the field when mode is "" (what a Go client sends:
+// the field is omitempty).
+func withDisruptionMode(mode string) map[string]any {
+	spec := map[string]any{"schedulingPolicy": map[string]any{"basic": map[string]any{}}}
+	if mode != "" {
+		spec["disruptionMode"] = mode
+	}
+	return spec
+}
+
+// TestPodGroupCRDDisruptionMode runs the CRD's validation on creates and
+// updates of spec.disruptionMode and checks every message the API server
+// returns, and the value it stores.
+func TestPodGroupCRDDisruptionMode(t *testing.T) {
+	const (
+		// A schema error (a bad mode) stops the API server before the
+		// CEL rules.
+		skipped   = `<nil>: Invalid value: "null": ` + celSkipped
+		immutable = `spec.disruptionMode: Invalid value: "string": spec.disruptionMode is immutable; delete and re-create the PodGroup to change it`
+		// The rule on spec reports any change of it as well.
+		specImmutable = `spec: Invalid value: "object": spec is immutable; delete and re-create the PodGroup to change it`
+	)
+	t.Run("create", func(t *testing.T) {
+		validate := crdValidator(t)
+		for _, tc := range []struct {
+			name, mode string
+			want       []string // nil when valid
+			stored     string   // the value stored when valid
+		}{
+			{"Pod", "Pod", nil, "Pod"},
+			{"PodGroup", "PodGroup", nil, "PodGroup"},
+			{"missing: defaulted to Pod", "", nil, "Pod"},
+			{"All", "All", []string{`spec.disruptionMode: Unsupported value: "All": supported values: "Pod", "PodGroup"`, skipped}, ""},
+			{"lower-case pod", "pod", []string{`spec.disruptionMode: Unsupported value: "pod": supported values: "Pod", "PodGroup"`, skipped}, ""},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				obj := podGroupObject("train", withDisruptionMode(tc.mode))
+				checkErrors(t, validate(obj), tc.want)
+				if got := obj["spec"].(map[string]any)["disruptionMode"]; tc.want == nil && got != tc.stored {
+					t.Errorf("disruptionMode stored as %v, want %s", got, tc.stored)
+				}
+			})
+		}
+		// A client that sends the field empty (no Go client does: it is
+		// omitempty) is refused; the default fills in a missing field only.
+		t.Run("explicit empty string", func(t *testing.T) {
+			spec := withDisruptionMode("")
+			spec["disruptionMode"] = ""
+			checkErrors(t, validate(podGroupObject("train", spec)),
+				[]string{`spec.disruptionMode: Unsupported value: "": supported values: "Pod", "PodGroup"`, skipped})
+		})
+	})
+	t.Run("update", func(t *testing.T) {
+		validate := crdUpdateValidator(t)
+		for _, tc := range []struct {
+			name      string
+			old, mode string // "": the field is not in the object
+			want      []string
+		}{
+			{"Pod unchanged", "Pod", "Pod", nil},
+			{"PodGroup unchanged", "PodGroup", "PodGroup", nil},
+			// Stored before the CRD had the field: read back as Pod.
+			{"stored without the field, updated without it", "", "", nil},
+			{"stored without the field, updated with Pod", "", "Pod", nil},
+			{"Pod to PodGroup", "Pod", "PodGroup", []string{specImmutable, immutable}},
+			{"PodGroup to Pod", "PodGroup", "Pod", []string{specImmutable, immutable}},
+			{"stored without the field, updated with PodGroup", "", "PodGroup", []string{specImmutable, immutable}},
+			// Leaving the field out of an update is asking for the default.
+			{"PodGroup, updated without the field", "PodGroup", "", []string{specImmutable, immutable}},
+			{"Pod to All", "Pod", "All", []string{`spec.disruptionMode: Unsupported value: "All": supported values: "Pod", "PodGroup"`, skipped}},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				old := podGroupObject("train", withDisruptionMode(tc.old))
+				checkErrors(t, validate(podGroupObject("train", withDisruptionMode(tc.mode)), old), tc.want)
+			})
+		}
+	})
+}
+
+func checkErrors(t *testing.T, errs field.ErrorList, want []string) {
+	t.Helper()
+	var got []string
+	for _, e := range errs {
+		got = append(got, e.Error())
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got errors\n\t%s\nwant\n\t%s", strings.Join(got, "\n\t"), strings.Join(want, "\n\t"))
+	}
+}
+
+// TestPodGroupCRDDisruptionModeMatchesScheduler: the CRD accepts a
+// disruptionMode exactly when the scheduler's own check (podgroup.Validate)
+// does. The PodGroup goes to the CRD as a Go client sends it, so the empty
+// mode is a missing field.
+func TestPodGroupCRDDisruptionModeMatchesScheduler(t *testing.T) {
+	validate := crdValidator(t)
+	for _, mode := range []pgv1alpha1.DisruptionMode{"", pgv1alpha1.DisruptionModePod, pgv1alpha1.DisruptionModePodGroup, "All", "pod"} {
+		pg := &pgv1alpha1.PodGroup{Spec: pgv1alpha1.PodGroupSpec{
+			SchedulingPolicy: pgv1alpha1.PodGroupSchedulingPolicy{Gang: &pgv1alpha1.GangSchedulingPolicy{MinCount: 2}},
+			DisruptionMode:   mode,
+		}}
+		spec, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&pg.Spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		schedulerErr := podgroup.Validate(pg)
+		crdErrs := validate(podGroupObject("train", spec))
+		if (schedulerErr == nil) != (len(crdErrs) == 0) {
+			t.Errorf("disruptionMode %q: the scheduler says %v, the CRD %v", mode, schedulerErr, crdErrs.ToAggregate())
+		}
+	}
 }
 
 // TestPodGroupCRDPrinterColumns: kubectl get podgroups shows the widest
@@ -760,39 +932,55 @@ func parseEnumValues(typ reflect.Type) ([]string, error) {
 }
 
 // TestCompareSchemaCatchesDrift: compareSchema fails on each way the CRD
-// can drift from the Go types in the topology levels: a field missing on
-// either side, a mode missing from or added to the enum, a default that
-// is not a mode.
+// can drift from the Go types in the topology levels and in
+// spec.disruptionMode: a field missing on either side, a value missing
+// from or added to an enum, a default that is not one of the constants.
 func TestCompareSchemaCatchesDrift(t *testing.T) {
+	// change gets the properties of spec and of a topology level; a
+	// property's schema is a value, changed with withProperty.
 	for _, tc := range []struct {
 		name   string
-		change func(item *apiextv1.JSONSchemaProps)
+		change func(spec, level map[string]apiextv1.JSONSchemaProps)
 		want   string
 	}{
-		{"mode missing", func(item *apiextv1.JSONSchemaProps) { delete(item.Properties, "mode") },
+		{"mode missing", func(_, level map[string]apiextv1.JSONSchemaProps) { delete(level, "mode") },
 			"PodGroup.spec.schedulingConstraints.topology[]: Go field Mode (mode) is not in the schema"},
-		{"a property Go lacks", func(item *apiextv1.JSONSchemaProps) {
-			item.Properties["weight"] = apiextv1.JSONSchemaProps{Type: "integer", Format: "int32"}
+		{"a property Go lacks", func(_, level map[string]apiextv1.JSONSchemaProps) {
+			level["weight"] = apiextv1.JSONSchemaProps{Type: "integer", Format: "int32"}
 		}, "PodGroup.spec.schedulingConstraints.topology[]: schema property weight has no Go field"},
-		{"Preferred missing from the enum", func(item *apiextv1.JSONSchemaProps) {
-			mode := item.Properties["mode"]
-			mode.Enum = []apiextv1.JSON{{Raw: []byte(`"Required"`)}}
-			item.Properties["mode"] = mode
+		{"Preferred missing from the enum", func(_, level map[string]apiextv1.JSONSchemaProps) {
+			withProperty(level, "mode", func(mode *apiextv1.JSONSchemaProps) { mode.Enum = []apiextv1.JSON{{Raw: []byte(`"Required"`)}} })
 		}, `PodGroup.spec.schedulingConstraints.topology[].mode: schema enum ["Required"], Go constants of type v1alpha1.TopologyMode ["Preferred" "Required"]`},
-		{"a mode Go lacks", func(item *apiextv1.JSONSchemaProps) {
-			mode := item.Properties["mode"]
-			mode.Enum = append(slices.Clone(mode.Enum), apiextv1.JSON{Raw: []byte(`"Spread"`)})
-			item.Properties["mode"] = mode
+		{"a mode Go lacks", func(_, level map[string]apiextv1.JSONSchemaProps) {
+			withProperty(level, "mode", func(mode *apiextv1.JSONSchemaProps) {
+				mode.Enum = append(slices.Clone(mode.Enum), apiextv1.JSON{Raw: []byte(`"Spread"`)})
+			})
 		}, `PodGroup.spec.schedulingConstraints.topology[].mode: schema enum ["Preferred" "Required" "Spread"], Go constants of type v1alpha1.TopologyMode ["Preferred" "Required"]`},
-		{"a default that is not a mode", func(item *apiextv1.JSONSchemaProps) {
-			mode := item.Properties["mode"]
-			mode.Default = &apiextv1.JSON{Raw: []byte(`"Sometimes"`)}
-			item.Properties["mode"] = mode
+		{"a default that is not a mode", func(_, level map[string]apiextv1.JSONSchemaProps) {
+			withProperty(level, "mode", func(mode *apiextv1.JSONSchemaProps) { mode.Default = &apiextv1.JSON{Raw: []byte(`"Sometimes"`)} })
 		}, `PodGroup.spec.schedulingConstraints.topology[].mode: default "Sometimes" is not one of the Go constants ["Preferred" "Required"]`},
+
+		{"disruptionMode missing", func(spec, _ map[string]apiextv1.JSONSchemaProps) { delete(spec, "disruptionMode") },
+			"PodGroup.spec: Go field DisruptionMode (disruptionMode) is not in the schema"},
+		{"disruptionMode without an enum", func(spec, _ map[string]apiextv1.JSONSchemaProps) {
+			withProperty(spec, "disruptionMode", func(dm *apiextv1.JSONSchemaProps) { dm.Enum = nil })
+		}, `PodGroup.spec.disruptionMode: schema enum [], Go constants of type v1alpha1.DisruptionMode ["Pod" "PodGroup"]`},
+		{"PodGroup missing from the disruptionMode enum", func(spec, _ map[string]apiextv1.JSONSchemaProps) {
+			withProperty(spec, "disruptionMode", func(dm *apiextv1.JSONSchemaProps) { dm.Enum = []apiextv1.JSON{{Raw: []byte(`"Pod"`)}} })
+		}, `PodGroup.spec.disruptionMode: schema enum ["Pod"], Go constants of type v1alpha1.DisruptionMode ["Pod" "PodGroup"]`},
+		{"a disruption mode Go lacks", func(spec, _ map[string]apiextv1.JSONSchemaProps) {
+			withProperty(spec, "disruptionMode", func(dm *apiextv1.JSONSchemaProps) {
+				dm.Enum = append(slices.Clone(dm.Enum), apiextv1.JSON{Raw: []byte(`"All"`)})
+			})
+		}, `PodGroup.spec.disruptionMode: schema enum ["All" "Pod" "PodGroup"], Go constants of type v1alpha1.DisruptionMode ["Pod" "PodGroup"]`},
+		{"a default that is not a disruption mode", func(spec, _ map[string]apiextv1.JSONSchemaProps) {
+			withProperty(spec, "disruptionMode", func(dm *apiextv1.JSONSchemaProps) { dm.Default = &apiextv1.JSON{Raw: []byte(`"Never"`)} })
+		}, `PodGroup.spec.disruptionMode: default "Never" is not one of the Go constants ["Pod" "PodGroup"]`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			schema := loadCRD(t).Spec.Versions[0].Schema.OpenAPIV3Schema
-			tc.change(schema.Properties["spec"].Properties["schedulingConstraints"].Properties["topology"].Items.Schema)
+			spec := schema.Properties["spec"]
+			tc.change(spec.Properties, spec.Properties["schedulingConstraints"].Properties["topology"].Items.Schema.Properties)
 			var got []string
 			compareSchema(func(format string, args ...any) { got = append(got, fmt.Sprintf(format, args...)) },
 				"PodGroup", reflect.TypeOf(pgv1alpha1.PodGroup{}), *schema)
@@ -801,6 +989,13 @@ func TestCompareSchemaCatchesDrift(t *testing.T) {
 			}
 		})
 	}
+}
+
+// withProperty changes the schema of the property name in props.
+func withProperty(props map[string]apiextv1.JSONSchemaProps, name string, change func(*apiextv1.JSONSchemaProps)) {
+	p := props[name]
+	change(&p)
+	props[name] = p
 }
 
 // jsonFields lists a struct's JSON fields by name, inlining embedded

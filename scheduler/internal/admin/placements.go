@@ -22,7 +22,9 @@ type PlacementSnapshotter interface {
 // assignments; a group with a topology constraint
 // (TopologyAwareWorkloadScheduling) also has the placements generated and
 // evaluated, and the one chosen; a group with a Preferred topology level
-// (PodGroupTopologyLevels), what the search found at each level.
+// (PodGroupTopologyLevels), what the search found at each level; a gang
+// that did not fit and tried to preempt (WorkloadAwarePreemption), the
+// placements it tried and the victims it chose.
 type PlacementSource struct {
 	Recorder PlacementSnapshotter
 	// Now is the clock; time.Now when nil.
@@ -69,6 +71,7 @@ func placementDecision(d *podgroup.Decision) adminapi.PlacementDecision {
 		RoomLeftOutCount:  d.RoomLeftOutCount,
 		Levels:            placementLevels(d.Levels),
 		HeldAt:            d.HeldAt,
+		Preemption:        preemption(d.Preemption),
 	}
 	for _, room := range d.RoomLeftOut {
 		out.RoomLeftOut = append(out.RoomLeftOut, adminapi.PlacementRoom{Placement: room.Placement, Pods: room.Pods})
@@ -186,6 +189,70 @@ func domainPods(ds []podgroup.DomainPods) []adminapi.DomainPods {
 		out[i] = adminapi.DomainPods{Domain: d.Domain, Pods: d.Pods}
 	}
 	return out
+}
+
+// preemption copies what a gang's preemption found; nil when the cycle did
+// not try to preempt.
+func preemption(p *podgroup.PreemptionRecord) *adminapi.Preemption {
+	if p == nil {
+		return nil
+	}
+	out := &adminapi.Preemption{
+		Priority:       p.Priority,
+		Result:         preemptionResult(p.Result),
+		Message:        p.Message,
+		Chosen:         p.Chosen,
+		Victims:        victims(p.Victims),
+		VictimsOmitted: p.VictimsOmitted,
+		VictimCount:    p.VictimCount,
+	}
+	if len(p.Candidates) > 0 {
+		out.Candidates = make([]adminapi.PreemptionCandidate, len(p.Candidates))
+		for i, c := range p.Candidates {
+			out.Candidates[i] = adminapi.PreemptionCandidate{
+				Placement:        c.Placement,
+				Level:            c.Level,
+				PotentialVictims: c.PotentialVictims,
+				Fits:             c.Fits,
+				VictimCount:      c.VictimCount,
+				HighestPriority:  c.HighestPriority,
+				PDBViolations:    c.PDBViolations,
+				Victims:          victims(c.Victims),
+				Reason:           c.Reason,
+			}
+		}
+	}
+	return out
+}
+
+// victims copies preemption victims, each pod named namespace/name (a
+// victim may be in any namespace); nil for none.
+func victims(vs []podgroup.Victim) []adminapi.Victim {
+	if len(vs) == 0 {
+		return nil
+	}
+	out := make([]adminapi.Victim, len(vs))
+	for i, v := range vs {
+		out[i] = adminapi.Victim{Pod: v.Pod.String(), Node: v.Node, Priority: v.Priority, PodGroup: v.PodGroup}
+	}
+	return out
+}
+
+// preemptionResult maps the recorder's preemption results to adminapi's.
+func preemptionResult(r string) string {
+	switch r {
+	case podgroup.PreemptionPreempting:
+		return adminapi.PreemptionPreempting
+	case podgroup.PreemptionNotHelpful:
+		return adminapi.PreemptionNotHelpful
+	case podgroup.PreemptionWaiting:
+		return adminapi.PreemptionWaiting
+	case podgroup.PreemptionNotAllowed:
+		return adminapi.PreemptionNotAllowed
+	case podgroup.PreemptionError:
+		return adminapi.PreemptionError
+	}
+	return r
 }
 
 // unfitPod copies the first pod that did not fit in a placement; nil when

@@ -230,6 +230,93 @@ func TestPlacementSnapshot(t *testing.T) {
 			}},
 		},
 		{
+			name: "gang preempts in a rack: two candidates, victims in other namespaces and of a pod group, some not kept",
+			decisions: fakeRecorder{{
+				PodGroup: train, Time: now, Result: podgroup.ResultUnschedulable, MinCount: 4, PodsFit: 2,
+				Message:    "no placement fits (2 placements, 2 evaluated); best rack=r1: 2 of 4 pods fit, 4 needed",
+				Placements: []podgroup.GeneratedPlacement{{Name: "rack=r1", Nodes: 4, Level: "rack"}, {Name: "rack=r2", Nodes: 4, Level: "rack"}},
+				Preemption: &podgroup.PreemptionRecord{
+					Priority: 1000, Result: podgroup.PreemptionPreempting,
+					Message: "preempting 67 pods in rack=r1 (highest priority 500, 1 PodDisruptionBudget violated)",
+					Candidates: []podgroup.PreemptionCandidate{
+						{Placement: "rack=r1", Level: "rack", PotentialVictims: 70, Fits: true, VictimCount: 67, HighestPriority: 500, PDBViolations: 1,
+							Victims: []podgroup.Victim{
+								{Pod: types.NamespacedName{Namespace: "team-b", Name: "batch-7"}, Node: "r1-n3", Priority: 100},
+								{Pod: pod("sweep-2"), Node: "r1-n4", Priority: 500, PodGroup: "sweep"},
+							}},
+						{Placement: "rack=r2", Level: "rack", PotentialVictims: 2, Reason: "3 of 4 pods fit without its 2 pods of lower priority, 4 needed"},
+					},
+					Chosen: "rack=r1",
+					Victims: []podgroup.Victim{
+						{Pod: types.NamespacedName{Namespace: "team-b", Name: "batch-7"}, Node: "r1-n3", Priority: 100},
+						{Pod: types.NamespacedName{Namespace: "team-c", Name: "etl-1"}, Node: "r1-n1", Priority: -10},
+						{Pod: pod("sweep-2"), Node: "r1-n4", Priority: 500, PodGroup: "sweep"},
+					},
+					VictimsOmitted: 64,
+					VictimCount:    67,
+				},
+			}},
+			want: []adminapi.PlacementDecision{{
+				Namespace: "ml", PodGroup: "train", Time: now, Result: adminapi.ResultUnschedulable, Required: 4, PodsFit: 2,
+				Message:     "no placement fits (2 placements, 2 evaluated); best rack=r1: 2 of 4 pods fit, 4 needed",
+				Assignments: []adminapi.PodAssignment{},
+				Placements:  []adminapi.GeneratedPlacement{{Name: "rack=r1", Nodes: 4, Level: "rack"}, {Name: "rack=r2", Nodes: 4, Level: "rack"}},
+				Preemption: &adminapi.Preemption{
+					Priority: 1000, Result: "Preempting",
+					Message: "preempting 67 pods in rack=r1 (highest priority 500, 1 PodDisruptionBudget violated)",
+					Candidates: []adminapi.PreemptionCandidate{
+						{Placement: "rack=r1", Level: "rack", PotentialVictims: 70, Fits: true, VictimCount: 67, HighestPriority: 500, PDBViolations: 1,
+							Victims: []adminapi.Victim{
+								{Pod: "team-b/batch-7", Node: "r1-n3", Priority: 100},
+								{Pod: "ml/sweep-2", Node: "r1-n4", Priority: 500, PodGroup: "sweep"},
+							}},
+						{Placement: "rack=r2", Level: "rack", PotentialVictims: 2, Reason: "3 of 4 pods fit without its 2 pods of lower priority, 4 needed"},
+					},
+					Chosen: "rack=r1",
+					Victims: []adminapi.Victim{
+						{Pod: "team-b/batch-7", Node: "r1-n3", Priority: 100},
+						{Pod: "team-c/etl-1", Node: "r1-n1", Priority: -10},
+						{Pod: "ml/sweep-2", Node: "r1-n4", Priority: 500, PodGroup: "sweep"},
+					},
+					VictimsOmitted: 64,
+					VictimCount:    67,
+				},
+			}},
+		},
+		{
+			name: "gang without topology: preemption does not help, no candidate named a victim",
+			decisions: fakeRecorder{{
+				PodGroup: train, Time: now, Result: podgroup.ResultUnschedulable, MinCount: 8,
+				Preemption: &podgroup.PreemptionRecord{Priority: 200, Result: podgroup.PreemptionNotHelpful,
+					Message:    "no placement fits even without every pod of lower priority",
+					Candidates: []podgroup.PreemptionCandidate{{Placement: "cluster", PotentialVictims: 12, Reason: "6 of 8 pods fit"}}},
+			}},
+			want: []adminapi.PlacementDecision{{
+				Namespace: "ml", PodGroup: "train", Time: now, Result: adminapi.ResultUnschedulable, Required: 8,
+				Assignments: []adminapi.PodAssignment{},
+				Preemption: &adminapi.Preemption{Priority: 200, Result: "NotHelpful",
+					Message:    "no placement fits even without every pod of lower priority",
+					Candidates: []adminapi.PreemptionCandidate{{Placement: "cluster", PotentialVictims: 12, Reason: "6 of 8 pods fit"}}},
+			}},
+		},
+		{
+			name: "every preemption result, and one the adapter does not know",
+			decisions: fakeRecorder{
+				{PodGroup: train, Time: now, Preemption: &podgroup.PreemptionRecord{Result: podgroup.PreemptionWaiting}},
+				{PodGroup: train, Time: now, Preemption: &podgroup.PreemptionRecord{Result: podgroup.PreemptionNotAllowed}},
+				{PodGroup: train, Time: now, Preemption: &podgroup.PreemptionRecord{Result: podgroup.PreemptionError}},
+				{PodGroup: train, Time: now, Preemption: &podgroup.PreemptionRecord{Result: "Later"}},
+				{PodGroup: train, Time: now},
+			},
+			want: []adminapi.PlacementDecision{
+				{Namespace: "ml", PodGroup: "train", Time: now, Assignments: []adminapi.PodAssignment{}, Preemption: &adminapi.Preemption{Result: "Waiting"}},
+				{Namespace: "ml", PodGroup: "train", Time: now, Assignments: []adminapi.PodAssignment{}, Preemption: &adminapi.Preemption{Result: "NotAllowed"}},
+				{Namespace: "ml", PodGroup: "train", Time: now, Assignments: []adminapi.PodAssignment{}, Preemption: &adminapi.Preemption{Result: "Error"}},
+				{Namespace: "ml", PodGroup: "train", Time: now, Assignments: []adminapi.PodAssignment{}, Preemption: &adminapi.Preemption{Result: "Later"}},
+				{Namespace: "ml", PodGroup: "train", Time: now, Assignments: []adminapi.PodAssignment{}},
+			},
+		},
+		{
 			name:      "a decision without assignments",
 			decisions: fakeRecorder{{PodGroup: train, Time: now, Result: "Unknown"}},
 			want: []adminapi.PlacementDecision{{
@@ -400,5 +487,105 @@ func TestPlacementLevelOfQueuedPod(t *testing.T) {
 				t.Errorf("placementLevel %v, want %q: %s", doc.PlacementLevel, step.want, rec.Body)
 			}
 		})
+	}
+}
+
+// TestPreemptionFromRecorder serves a real recorder through the router: the
+// preemption a cycle recorded reaches /debug/placements (JSON and text) and
+// the pod-group page's last cycle, with the values recorded.
+func TestPreemptionFromRecorder(t *testing.T) {
+	r := podgroup.NewRecorder(0)
+	r.Record(podgroup.Decision{
+		PodGroup: types.NamespacedName{Namespace: "ml", Name: "gpt"}, Time: time.Now().Add(-time.Second),
+		Result: podgroup.ResultUnschedulable, MinCount: 2,
+		Preemption: &podgroup.PreemptionRecord{
+			Priority: 1000, Result: podgroup.PreemptionPreempting, Message: "preempting 2 pods in rack=r1",
+			Candidates: []podgroup.PreemptionCandidate{
+				{Placement: "rack=r1", PotentialVictims: 3, Fits: true, VictimCount: 2, HighestPriority: 10, Victims: []podgroup.Victim{
+					{Pod: types.NamespacedName{Namespace: "batch", Name: "b-0"}, Node: "n1", Priority: 10},
+					{Pod: types.NamespacedName{Namespace: "batch", Name: "b-1"}, Node: "n2", Priority: 5, PodGroup: "etl"},
+				}},
+				{Placement: "rack=r2", PotentialVictims: 1, Reason: "1 of 2 pods fit without its 1 pod of lower priority, 2 needed"},
+			},
+			Chosen: "rack=r1",
+			Victims: []podgroup.Victim{
+				{Pod: types.NamespacedName{Namespace: "batch", Name: "b-0"}, Node: "n1", Priority: 10},
+				{Pod: types.NamespacedName{Namespace: "batch", Name: "b-1"}, Node: "n2", Priority: 5, PodGroup: "etl"},
+			},
+			VictimCount: 2,
+		},
+	})
+	router := adminapi.NewRouter(adminapi.Options{Placements: &PlacementSource{Recorder: r}})
+
+	rec := serve(router, "/debug/placements/ml/gpt?output=json")
+	if rec.Code != http.StatusOK {
+		t.Fatalf("HTTP %d: %s", rec.Code, rec.Body)
+	}
+	var list struct {
+		Items []struct {
+			Preemption struct {
+				Priority   int32  `json:"priority"`
+				Result     string `json:"result"`
+				Message    string `json:"message"`
+				Chosen     string `json:"chosen"`
+				Candidates []struct {
+					Placement        string `json:"placement"`
+					PotentialVictims int    `json:"potentialVictims"`
+					Fits             bool   `json:"fits"`
+					VictimCount      int    `json:"victimCount"`
+					HighestPriority  *int32 `json:"highestPriority"`
+					Victims          []struct {
+						Pod, Node, PodGroup string
+						Priority            int32
+					} `json:"victims"`
+					Reason string `json:"reason"`
+				} `json:"candidates"`
+				Victims []struct {
+					Pod, Node, PodGroup string
+					Priority            int32
+				} `json:"victims"`
+				VictimCount int `json:"victimCount"`
+			} `json:"preemption"`
+		} `json:"items"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &list); err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Items) != 1 {
+		t.Fatalf("%d items, want 1: %s", len(list.Items), rec.Body)
+	}
+	p := list.Items[0].Preemption
+	if p.Priority != 1000 || p.Result != "Preempting" || p.Message != "preempting 2 pods in rack=r1" || p.Chosen != "rack=r1" || p.VictimCount != 2 {
+		t.Errorf("preemption %+v, want priority 1000, Preempting, its message, rack=r1 chosen, 2 victims", p)
+	}
+	if len(p.Victims) != 2 || p.Victims[1].Pod != "batch/b-1" || p.Victims[1].Node != "n2" || p.Victims[1].Priority != 5 || p.Victims[1].PodGroup != "etl" {
+		t.Errorf("victims %+v, want batch/b-0 on n1, batch/b-1 on n2 (priority 5, group etl)", p.Victims)
+	}
+	if len(p.Candidates) != 2 {
+		t.Fatalf("candidates %+v, want 2", p.Candidates)
+	}
+	if c := p.Candidates[0]; c.Placement != "rack=r1" || !c.Fits || c.PotentialVictims != 3 || c.VictimCount != 2 ||
+		c.HighestPriority == nil || *c.HighestPriority != 10 || len(c.Victims) != 2 || c.Victims[0].Pod != "batch/b-0" {
+		t.Errorf("candidate rack=r1 %+v, want it fits, 3 potential victims, 2 left of priority up to 10, batch/b-0 first", c)
+	}
+	if c := p.Candidates[1]; c.Placement != "rack=r2" || c.Fits || c.HighestPriority != nil || len(c.Victims) != 0 ||
+		c.Reason != "1 of 2 pods fit without its 1 pod of lower priority, 2 needed" {
+		t.Errorf("candidate rack=r2 %+v, want no fit, no victims, its reason", c)
+	}
+
+	text := serve(router, "/debug/placements/ml/gpt").Body.String()
+	for _, want := range []string{"  Priority:           1000 (only pods of lower priority may be victims)\n", "  Result:             Preempting\n",
+		"  rack=r1 *   batch/b-0@n1   10         <none>\n", "Victims chosen (2, in rack=r1):\n", "  batch/b-1@n2   5          etl\n"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("/debug/placements/ml/gpt lacks %q:\n%s", want, text)
+		}
+	}
+
+	// The pod-group page needs a PodGroup source, or any source that
+	// knows the group: the recorded cycle is enough.
+	router = adminapi.NewRouter(adminapi.Options{Placements: &PlacementSource{Recorder: r}, PodGroups: &PodGroupSource{Groups: &fakeGroups{}}})
+	page := serve(router, "/debug/queue/podgroups/ml/gpt").Body.String()
+	if want := "  Preemption:   Preempting: preempting 2 pods in rack=r1\n"; !strings.Contains(page, want) {
+		t.Errorf("the pod-group page lacks %q:\n%s", want, page)
 	}
 }
