@@ -239,6 +239,37 @@ type placementDecision struct {
 		Node    string `json:"node"`
 		Failure string `json:"failure"`
 	} `json:"assignments"`
+	// Preemption: a gang that did not fit and tried to preempt
+	// (WorkloadAwarePreemption).
+	Preemption *placementPreemption `json:"preemption"`
+}
+
+// placementPreemption is the preemption part of a placementDecision.
+type placementPreemption struct {
+	Priority   int32  `json:"priority"`
+	Result     string `json:"result"`
+	Message    string `json:"message"`
+	Candidates []struct {
+		Placement        string            `json:"placement"`
+		PotentialVictims int               `json:"potentialVictims"`
+		Fits             bool              `json:"fits"`
+		VictimCount      int               `json:"victimCount"`
+		HighestPriority  *int32            `json:"highestPriority"`
+		Victims          []preemptedVictim `json:"victims"`
+		Reason           string            `json:"reason"`
+	} `json:"candidates"`
+	Chosen      string            `json:"chosen"`
+	Victims     []preemptedVictim `json:"victims"`
+	VictimCount int               `json:"victimCount"`
+}
+
+// preemptedVictim is a victim of a placementPreemption: its pod as
+// namespace/name.
+type preemptedVictim struct {
+	Pod      string `json:"pod"`
+	Node     string `json:"node"`
+	Priority int32  `json:"priority"`
+	PodGroup string `json:"podGroup"`
 }
 
 // placementLevel is one topology level of a placementDecision.

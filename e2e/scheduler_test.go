@@ -100,7 +100,7 @@ func startClusterWith(t *testing.T, opts cluster.Options) *cluster.Cluster {
 }
 
 // allGatesOff turns every kspatch gate off: the scheduler is v1.33.13's.
-const allGatesOff = "SchedulerPreQueueingHints=false,SchedulerAsyncAPICalls=false,GangScheduling=false,TopologyAwareWorkloadScheduling=false,PodGroupTopologyLevels=false,SchedulerDRASliceCache=false"
+const allGatesOff = "SchedulerPreQueueingHints=false,SchedulerAsyncAPICalls=false,GangScheduling=false,TopologyAwareWorkloadScheduling=false,PodGroupTopologyLevels=false,SchedulerDRASliceCache=false,WorkloadAwarePreemption=false"
 
 // TestScheduler runs the generic scenarios with the kspatch gates at their
 // defaults and with every kspatch gate off (v1.33.13 behaviour).
@@ -135,6 +135,8 @@ func TestScheduler(t *testing.T) {
 				t.Run("placement metrics", func(t *testing.T) { placementMetrics(ctx, t, c) })
 				t.Run("topology levels: gang spills over two racks of a block", func(t *testing.T) { blockGangSpills(ctx, t, c) })
 				t.Run("topology levels: gang too big for any block", func(t *testing.T) { blockGangTooBig(ctx, t, c) })
+				// Before the dashboards: the Preemption row charts it.
+				t.Run("gang preemption", func(t *testing.T) { gangPreemption(ctx, t, c) })
 			} else {
 				t.Run("PodGroup labels ignored", func(t *testing.T) { podGroupsIgnoredGatesOff(ctx, t, c) })
 			}

@@ -10,6 +10,8 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1beta1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -30,6 +32,14 @@ type PodOptions struct {
 	// Claim names a ResourceClaim the pod shares with others.
 	Claim  string
 	Labels map[string]string
+	// PriorityClassName sets the pod's priority (the API server's Priority
+	// admission plugin resolves it; without one the pod has priority 0).
+	PriorityClassName string
+	// NodeName binds the pod at creation, past the scheduler (as a kubelet
+	// would run a pod bound elsewhere); NodeSelector leaves the binding to
+	// the scheduler, among the nodes with those labels.
+	NodeName     string
+	NodeSelector map[string]string
 }
 
 // Pod returns a pod (pause container) that requests o.CPU and, optionally,
@@ -47,6 +57,9 @@ func Pod(namespace, name string, o PodOptions) *v1.Pod {
 				Image:     "registry.k8s.io/pause:3.10",
 				Resources: v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse(cpu)}},
 			}},
+			PriorityClassName: o.PriorityClassName,
+			NodeName:          o.NodeName,
+			NodeSelector:      o.NodeSelector,
 		},
 	}
 	if o.ClaimTemplate != "" || o.Claim != "" {
@@ -85,6 +98,16 @@ func (c *Cluster) CreateClaim(ctx context.Context, namespace, name string) error
 		Spec:       deviceClaimSpec(),
 	}, metav1.CreateOptions{})
 	return err
+}
+
+// CreatePriorityClass creates a PriorityClass of value, unless one of that
+// name exists already.
+func (c *Cluster) CreatePriorityClass(ctx context.Context, name string, value int32, description string) error {
+	pc := &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: name}, Value: value, Description: description}
+	if _, err := c.Client.SchedulingV1().PriorityClasses().Create(ctx, pc, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("creating PriorityClass %s: %w", name, err)
+	}
+	return nil
 }
 
 // CreatePods creates n pods named prefix-0 … prefix-(n-1).

@@ -135,7 +135,7 @@ func run(ctx context.Context, opts cluster.Options, nodes cluster.NodeSpec, demo
 		return err
 	}
 	if demo {
-		if err := loadDemo(ctx, c, nodes); err != nil {
+		if err := loadDemo(ctx, c, nodes, opts.FeatureGates); err != nil {
 			return err
 		}
 	}
@@ -175,8 +175,10 @@ The control plane is up (%s). Try:
   curl -s %s/debug/placements/demo/too-big
   curl -s %s/debug/placements/demo/rack-train
   curl -s %s/debug/placements/demo/block-train
+  curl -s %s/debug/placements/demo/%s     # see its cycle whose Preemption part says Preempting
+  %s get events -n demo --field-selector reason=Preempted
 `, took.Round(time.Second), c.Kubeconfig, kubectl, kubectl, kubectl, kubectl, cluster.PodGroupLabel, kubectl, cluster.PodGroupLabel,
-		a, a, a, a, a, a, a, a, a)
+		a, a, a, a, a, a, a, a, a, a, preemptGang, kubectl)
 	if promURL != "" {
 		fmt.Fprintf(w, `
 Prometheus scrapes the scheduler every 5s:
@@ -214,10 +216,12 @@ RBAC of scheduler/deploy/debug-rbac.yaml (this run's user %s):
 // train), a gang of four that must share a rack (PodGroup rack-train), a
 // gang that must share a block and would rather share a rack but is too big
 // for one, so that it spills over two racks of a block (PodGroup
-// block-train), and a gang that does not fit (PodGroup too-big: one pod
+// block-train), a gang that does not fit (PodGroup too-big: one pod
 // more than there are nodes, each pod needing more than half a node's CPUs,
-// so none is bound).
-func loadDemo(ctx context.Context, c *cluster.Cluster, spec cluster.NodeSpec) error {
+// so none is bound), and, once the topology gangs are bound, a batch of
+// low-priority pods in a rack of the block they left free and a gang that
+// preempts it (PodGroup preempt-train, loadPreemptionDemo).
+func loadDemo(ctx context.Context, c *cluster.Cluster, spec cluster.NodeSpec, gates string) error {
 	nodes, dra := spec.Count, spec.Devices > 0
 	const ns = "demo"
 	fmt.Println("loading the demo in namespace", ns)
@@ -260,7 +264,9 @@ func loadDemo(ctx context.Context, c *cluster.Cluster, spec cluster.NodeSpec) er
 	// a rack holds four), so no rack fits and the gang spills over two
 	// racks of one block. /debug/placements/demo/block-train shows the
 	// rack level NoFit, the block level Chosen and the pods per rack.
+	gangs := map[string]int{"rack-train": 4}
 	if n := blockTrainSize(spec); n > 0 {
+		gangs["block-train"] = n
 		levels := []cluster.TopologyLevel{
 			{Key: cluster.BlockLabel, Mode: cluster.TopologyRequired},
 			{Key: cluster.RackLabel, Mode: cluster.TopologyPreferred},
@@ -272,7 +278,14 @@ func loadDemo(ctx context.Context, c *cluster.Cluster, spec cluster.NodeSpec) er
 		fmt.Println("no block has two racks (-racks 1): the demo has no PodGroup block-train")
 	}
 	// The fake nodes have 32 CPUs: one pod of 17 per node.
-	return c.CreateGang(ctx, ns, "too-big", nodes+1, nodes+1, cluster.PodOptions{CPU: "17"})
+	if err := c.CreateGang(ctx, ns, "too-big", nodes+1, nodes+1, cluster.PodOptions{CPU: "17"}); err != nil {
+		return err
+	}
+	// Gang preemption, last: a batch of low-priority pods fills a rack of
+	// the block rack-train and block-train left free, and the gang
+	// preempt-train, which needs that whole block, preempts the batch.
+	// /debug/placements/demo/preempt-train shows the preempting cycle.
+	return loadPreemptionDemo(ctx, c, ns, gangs, gates)
 }
 
 // blockTrainSize is the size of the demo gang block-train: two pods of 12

@@ -262,3 +262,57 @@ func TestBlockTrainSize(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanPreemption: the demo's batch fills the first rack of the one
+// block the topology gangs left free, and the preempting gang needs that
+// whole block; a layout that leaves no such block, or where another block
+// has the room for the gang as it is, has no preemption step.
+func TestPlanPreemption(t *testing.T) {
+	spec := cluster.NodeSpec{Count: 12, Zones: 3, Racks: 2}
+	layout := func(used map[string]int64) []demoNode {
+		var out []demoNode
+		for i := range spec.Count {
+			_, block, rack := spec.Topology(i)
+			name := fmt.Sprintf("node-%d", i)
+			out = append(out, demoNode{Name: name, Block: block, Rack: rack, FreeMilli: 32000 - used[name]})
+		}
+		return out
+	}
+	// make run's default: rack-train on zone-a-rack-0 (node-0, node-6),
+	// block-train's six pods in zone-b (four in rack 0, two in rack 1), the
+	// small pods here and there.
+	used := map[string]int64{"node-0": 24000, "node-6": 24000, "node-1": 24500, "node-7": 24000, "node-4": 12000, "node-10": 13000,
+		"node-2": 3000, "node-8": 1500, "node-5": 2500}
+	taken := map[string]bool{"zone-a-block-0": true, "zone-b-block-0": true}
+	p, err := planPreemption(layout(used), taken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := preemptPlan{Block: "zone-c-block-0", Rack: "zone-c-rack-0", FillNodes: []string{"node-2", "node-8"}, BatchPerNode: []int{2, 2}, Fill: 4, Size: 8}
+	if fmt.Sprint(p) != fmt.Sprint(want) {
+		t.Errorf("plan %+v, want %+v", p, want)
+	}
+
+	// Two free blocks: a gang of one block's size would fit in the other.
+	if _, err := planPreemption(layout(used), map[string]bool{"zone-a-block-0": true}); err == nil || !strings.Contains(err.Error(), "leaves 2") {
+		t.Errorf("two free blocks: %v, want an error saying so", err)
+	}
+	// rack-train's block as good as empty: it has the room for the gang.
+	if _, err := planPreemption(layout(map[string]int64{"node-1": 24000, "node-7": 24000, "node-4": 12000, "node-10": 12000}), taken); err == nil ||
+		!strings.Contains(err.Error(), "block zone-a-block-0 has room") {
+		t.Errorf("an empty taken block: %v, want an error naming it", err)
+	}
+}
+
+func TestGatesOff(t *testing.T) {
+	for gates, want := range map[string]string{
+		"":                                "",
+		"SchedulerPreQueueingHints=false": "",
+		"GangScheduling=true,WorkloadAwarePreemption=false": "WorkloadAwarePreemption",
+		" GangScheduling = false ":                          "GangScheduling",
+	} {
+		if got := gatesOff(gates, "WorkloadAwarePreemption", "GangScheduling"); got != want {
+			t.Errorf("gatesOff(%q) = %q, want %q", gates, got, want)
+		}
+	}
+}
