@@ -15,9 +15,12 @@
 // against patched with every gate at its default, goal >= 0.98x, issue #20;
 // docs/benchmarks-upstream.md) and levels (gangs kept in one block and
 // preferably one rack of a filled cluster, against the same gangs in one
-// rack, issue #24; docs/benchmarks-levels.md). The default is
-// burst,apicalls; gangs, placement, upstream and levels run on request
-// (-suites gangs,placement,upstream,levels).
+// rack, issue #24; docs/benchmarks-levels.md) and preemption (gangs of
+// PodGroup members preempting as one unit on a full cluster, against the
+// same pods without a group, WorkloadAwarePreemption;
+// docs/benchmarks-preemption.md). The default is burst,apicalls; gangs,
+// placement, upstream, levels and preemption run on request
+// (-suites gangs,placement,upstream,levels,preemption).
 //
 // Both trees get the same test-only harness: bench/scheduler_perf-data-items.patch
 // (histogram counts and sums, counters in the data items; counted and delayed
@@ -48,7 +51,7 @@ func main() {
 		mdOut     = flag.String("markdown", "docs/benchmarks.md", "markdown summary to write (relative to -root unless absolute); empty for none")
 		plotDir   = flag.String("plots", "docs/bench", "directory for the PNG plots (relative to -root unless absolute); empty for none")
 		profile   = flag.Int("cpuprofile-size", 0, "also record a CPU and an allocation profile (cpu.pprof, mem.pprof) of each side at this burst size")
-		suites    = flag.String("suites", defaultSuites, "suites to run: burst (DRA claim-template burst, KEP-6132), apicalls (API call latency, KEP-5229), gangs (gang scheduling, KEP-5732), placement (topology-aware placement of gangs, issue #8), upstream (upstream's scheduler_perf misc and DRA workloads, vanilla vs patched, issue #20), levels (gangs with a required block and a preferred rack against a required rack, issue #24; patched tree only)")
+		suites    = flag.String("suites", defaultSuites, "suites to run: burst (DRA claim-template burst, KEP-6132), apicalls (API call latency, KEP-5229), gangs (gang scheduling, KEP-5732), placement (topology-aware placement of gangs, issue #8), upstream (upstream's scheduler_perf misc and DRA workloads, vanilla vs patched, issue #20), levels (gangs with a required block and a preferred rack against a required rack, issue #24; patched tree only), preemption (gangs preempting as one unit on a full cluster against the same pods without a group, WorkloadAwarePreemption)")
 		apiPods   = flag.Int("api-pods", defaultAPIOptions().Pods, "measured pods of the apicalls suite")
 		apiMD     = flag.String("apicalls-markdown", defaultAPIOptions().Markdown, "markdown summary of the apicalls suite (relative to -root unless absolute); empty for none")
 		apiProf   = flag.Bool("api-cpuprofile", false, "apicalls suite: record a CPU profile of every run (cpu.pprof in its run directory)")
@@ -75,6 +78,13 @@ func main() {
 		lvPods    = flag.Int("levels-pods", defaultLevelsOptions().Pods, "levels suite: measured pods of every workload with the two levels, a multiple of every gang size; the required rack runs as many of its gangs as fit in racks")
 		lvMD      = flag.String("levels-markdown", defaultLevelsOptions().Markdown, "markdown summary of the levels suite (relative to -root unless absolute); empty for none")
 		lvProf    = flag.Bool("levels-cpuprofile", defaultLevelsOptions().Profile, "levels suite: record a CPU profile of every run (cpu.pprof in its run directory) for the CPU per pod-group cycle")
+		prNodes   = flag.Int("preemption-nodes", defaultPreemptionOptions().Nodes, "preemption suite: fake 4-CPU nodes, filled completely with 1-CPU pods of priority 0 first")
+		prSizes   = flag.String("preemption-gang-sizes", joinInts(defaultPreemptionOptions().GangSizes), "preemption suite: pods per gang (its PodGroup's minCount), comma-separated; each size is its own workloads")
+		prPods    = flag.Int("preemption-pods", defaultPreemptionOptions().Pods, "preemption suite: measured 1-CPU pods of priority 100 of every workload, a multiple of every gang size")
+		prRack    = flag.Int("preemption-rack-nodes", defaultPreemptionOptions().RackNodes, "preemption suite: nodes per rack of the variant whose gangs must stay in one rack; 0 for no such variant")
+		prVanilla = flag.Bool("preemption-vanilla", defaultPreemptionOptions().Vanilla, "preemption suite: also run the pods without a group on the vanilla tree")
+		prMD      = flag.String("preemption-markdown", defaultPreemptionOptions().Markdown, "markdown summary of the preemption suite (relative to -root unless absolute); empty for none")
+		prProf    = flag.Bool("preemption-cpuprofile", false, "preemption suite: record a CPU profile of every run (cpu.pprof in its run directory)")
 	)
 	flag.Parse()
 	sizes, err := parseGangSizes(*gangSizes)
@@ -97,13 +107,19 @@ func main() {
 		fmt.Fprintf(os.Stderr, "bench: %v\n", err)
 		os.Exit(1)
 	}
+	prSizesParsed, err := parsePreemptionGangSizes(*prSizes)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "bench: %v\n", err)
+		os.Exit(1)
+	}
 	command := commandLine(os.Args[1:])
 	gangs := gangOptions{Sizes: sizes, Pods: *gangPods, Nodes: *gangNodes, Markdown: *gangMD, Profile: *gangProf, Command: command}
 	placement := placementOptions{Clusters: clusters, GangSize: *plGang, Pods: *plPods, LoadedPods: *plLoaded, Markdown: *plMD, Profile: *plProf, Command: command}
 	api := apiOptions{Pods: *apiPods, Markdown: *apiMD, Workloads: *apiKeys, Profile: *apiProf, Command: command}
 	up := upstreamOptions{Workloads: *upKeys, Size: *upSize, Markdown: *upMD, Profile: *upProf, Command: command}
 	levels := levelsOptions{Shape: lvShapeParsed, Fill: *lvFill, Seed: *lvSeed, GangSizes: lvSizesParsed, Pods: *lvPods, Markdown: *lvMD, Profile: *lvProf, Command: command}
-	if err := run(*root, *sizesFlag, *reps, *sideNames, *mdOut, *plotDir, *profile, *suites, api, gangs, placement, up, levels); err != nil {
+	preemption := preemptionOptions{Nodes: *prNodes, GangSizes: prSizesParsed, Pods: *prPods, RackNodes: *prRack, Vanilla: *prVanilla, Markdown: *prMD, Profile: *prProf, Command: command}
+	if err := run(*root, *sizesFlag, *reps, *sideNames, *mdOut, *plotDir, *profile, *suites, api, gangs, placement, up, levels, preemption); err != nil {
 		fmt.Fprintf(os.Stderr, "bench: %v\n", err)
 		os.Exit(1)
 	}
@@ -121,7 +137,9 @@ func main() {
 // default size, most of them on 5000 nodes (an estimated half hour on 2
 // cores); run it with -suites upstream. Nor is the levels suite: four runs
 // per repetition on 5000 nodes filled with 5000 pods first, each with up
-// to 4096 measured pods; run it with -suites levels.
+// to 4096 measured pods; run it with -suites levels. Nor is the preemption
+// suite: six runs per repetition on 500 nodes filled with 2000 pods first;
+// run it with -suites preemption.
 const defaultSuites = "burst,apicalls"
 
 // commandLine is the make command that repeats a run with args (bench's
@@ -148,7 +166,14 @@ func commandLine(args []string) string {
 	return "make bench BENCH_ARGS='" + strings.Join(kept, " ") + "'"
 }
 
-func run(root, sizesFlag string, reps int, sideNames, mdOut, plotDir string, profileSize int, suites string, api apiOptions, gangs gangOptions, placement placementOptions, up upstreamOptions, levels levelsOptions) error {
+// run runs the suites chosen by suites with their options; preemption is
+// the preemption suite's, its defaults when none is given (the other
+// suites' tests pass none).
+func run(root, sizesFlag string, reps int, sideNames, mdOut, plotDir string, profileSize int, suites string, api apiOptions, gangs gangOptions, placement placementOptions, up upstreamOptions, levels levelsOptions, preemption ...preemptionOptions) error {
+	pre := defaultPreemptionOptions()
+	if len(preemption) > 0 {
+		pre = preemption[0]
+	}
 	root, err := filepath.Abs(root)
 	if err != nil {
 		return err
@@ -164,7 +189,7 @@ func run(root, sizesFlag string, reps int, sideNames, mdOut, plotDir string, pro
 	if err != nil {
 		return err
 	}
-	runBurst, runAPI, runGang, runPlace, runUp, runLevel := false, false, false, false, false, false
+	runBurst, runAPI, runGang, runPlace, runUp, runLevel, runPre := false, false, false, false, false, false, false
 	for _, s := range strings.Split(suites, ",") {
 		switch strings.TrimSpace(s) {
 		case "burst":
@@ -179,8 +204,10 @@ func run(root, sizesFlag string, reps int, sideNames, mdOut, plotDir string, pro
 			runUp = true
 		case "levels":
 			runLevel = true
+		case "preemption":
+			runPre = true
 		default:
-			return fmt.Errorf("unknown suite %q in -suites: allowed are burst, apicalls, gangs, placement, upstream, levels", s)
+			return fmt.Errorf("unknown suite %q in -suites: allowed are burst, apicalls, gangs, placement, upstream, levels, preemption", s)
 		}
 	}
 	files, err := groupSuiteFiles(root, runGang, runPlace, gangs, placement)
@@ -189,6 +216,11 @@ func run(root, sizesFlag string, reps int, sideNames, mdOut, plotDir string, pro
 	}
 	if runLevel {
 		if files, err = levelsSuiteFiles(root, files, levels); err != nil {
+			return err
+		}
+	}
+	if runPre {
+		if files, err = preemptionSuiteFiles(root, files, pre); err != nil {
 			return err
 		}
 	}
@@ -224,6 +256,13 @@ func run(root, sizesFlag string, reps int, sideNames, mdOut, plotDir string, pro
 		// The levels suite runs on the patched tree alone.
 		trees = append(trees, levelsSide.Tree)
 	}
+	if runPre {
+		for _, tree := range preemptionTrees(pre) {
+			if !slices.Contains(trees, tree) {
+				trees = append(trees, tree)
+			}
+		}
+	}
 	for _, tree := range trees {
 		config := burstConfig(tree, sizes) + apiCallsConfig(tree, api.Pods, apiNodes)
 		if runGang {
@@ -235,6 +274,9 @@ func run(root, sizesFlag string, reps int, sideNames, mdOut, plotDir string, pro
 		config += upConfig
 		if runLevel {
 			config += levelsConfig(tree, levels)
+		}
+		if runPre {
+			config += preemptionConfig(tree, pre)
 		}
 		if err := h.prepare(tree, config, files); err != nil {
 			return fmt.Errorf("preparing the %s tree: %w", tree, err)
@@ -262,6 +304,11 @@ func run(root, sizesFlag string, reps int, sideNames, mdOut, plotDir string, pro
 	}
 	if runLevel {
 		if err := runLevels(h, reps, levels); err != nil {
+			return err
+		}
+	}
+	if runPre {
+		if err := runPreemption(h, reps, pre); err != nil {
 			return err
 		}
 	}
