@@ -599,14 +599,21 @@ func lookup(v any, path ...any) any {
 // levelsSuiteFiles validates the suite's options and adds its files to
 // files (which may be nil): run's hook.
 func levelsSuiteFiles(root string, files map[string][]byte, o levelsOptions) (map[string][]byte, error) {
-	if err := o.validate(); err != nil {
+	return addCRDSuiteFiles(root, files, "levels", o.validate, func(crd []byte) (map[string][]byte, error) { return levelsFiles(crd, o) })
+}
+
+// addCRDSuiteFiles is the hook of a suite whose files embed the PodGroup
+// CRD: it validates the options, reads the CRD under root, builds the
+// suite's files and adds them to files (which may be nil).
+func addCRDSuiteFiles(root string, files map[string][]byte, suite string, validate func() error, build func(crd []byte) (map[string][]byte, error)) (map[string][]byte, error) {
+	if err := validate(); err != nil {
 		return nil, err
 	}
 	crd, err := os.ReadFile(filepath.Join(root, gangCRDFile))
 	if err != nil {
-		return nil, fmt.Errorf("the levels suite needs the PodGroup CRD: %w", err)
+		return nil, fmt.Errorf("the %s suite needs the PodGroup CRD: %w", suite, err)
 	}
-	more, err := levelsFiles(crd, o)
+	more, err := build(crd)
 	if err != nil {
 		return nil, err
 	}

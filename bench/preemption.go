@@ -416,24 +416,7 @@ func preemptionFiles(crd []byte, o preemptionOptions) (map[string][]byte, error)
 // preemptionSuiteFiles validates the suite's options and adds its files
 // to files (which may be nil): run's hook.
 func preemptionSuiteFiles(root string, files map[string][]byte, o preemptionOptions) (map[string][]byte, error) {
-	if err := o.validate(); err != nil {
-		return nil, err
-	}
-	crd, err := os.ReadFile(filepath.Join(root, gangCRDFile))
-	if err != nil {
-		return nil, fmt.Errorf("the preemption suite needs the PodGroup CRD: %w", err)
-	}
-	more, err := preemptionFiles(crd, o)
-	if err != nil {
-		return nil, err
-	}
-	if files == nil {
-		files = map[string][]byte{}
-	}
-	for name, content := range more {
-		files[name] = content
-	}
-	return files, nil
+	return addCRDSuiteFiles(root, files, "preemption", o.validate, func(crd []byte) (map[string][]byte, error) { return preemptionFiles(crd, o) })
 }
 
 // preemptionTrees are the trees the suite runs on.
