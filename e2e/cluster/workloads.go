@@ -107,7 +107,19 @@ func (c *Cluster) CreatePriorityClass(ctx context.Context, name string, value in
 	if _, err := c.Client.SchedulingV1().PriorityClasses().Create(ctx, pc, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("creating PriorityClass %s: %w", name, err)
 	}
-	return nil
+	// The API server's Priority admission plugin reads PriorityClasses from
+	// its own informer: until that has seen the new one, a pod naming it is
+	// refused ("no PriorityClass with name ... was found"). Wait for it
+	// with a dry-run pod.
+	probe := Pod(metav1.NamespaceDefault, "priorityclass-probe", PodOptions{PriorityClassName: name})
+	var last error
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		_, last = c.Client.CoreV1().Pods(metav1.NamespaceDefault).Create(ctx, probe, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		if last == nil || !apierrors.IsForbidden(last) {
+			return nil
+		}
+	}
+	return fmt.Errorf("PriorityClass %s is not seen by the API server's admission after 30s: %w", name, last)
 }
 
 // CreatePods creates n pods named prefix-0 … prefix-(n-1).
