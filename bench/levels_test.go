@@ -333,6 +333,51 @@ func TestLevelsConfig(t *testing.T) {
 			t.Errorf("%s: params %v, want %v", c.Name, w.Params, wantParams)
 		}
 	}
+	// -levels-pods-first: the pods first, unmeasured; the measurement
+	// from the PodGroups' creation until every pod is bound.
+	first := defaultLevelsOptions()
+	first.PodsFirst = true
+	cases = nil
+	config = levelsConfig("patched", first)
+	if err := yaml.UnmarshalStrict([]byte(config), &cases); err != nil {
+		t.Fatalf("generated config does not parse: %v\n%s", err, config)
+	}
+	if len(cases) != len(want) {
+		t.Fatalf("pods first: test cases %d, want %d", len(cases), len(want))
+	}
+	for _, c := range cases {
+		base, ok := strings.CutSuffix(c.Name, "PodsFirst")
+		if _, known := want[base]; !ok || !known {
+			t.Fatalf("pods first: unexpected test case %q", c.Name)
+		}
+		size, kind := 32, levelsBlockRack
+		if strings.HasPrefix(c.Name, "Levels128") {
+			size = 128
+		}
+		if !strings.Contains(c.Name, "BlockRack") {
+			kind = levelsRackOnly
+		}
+		var ops []string
+		for _, op := range c.WorkloadTemplate {
+			ops = append(ops, op["opcode"].(string))
+		}
+		if got := strings.Join(ops, ","); got != "createAny,createNodes,createPods,createPods,sleep,startCollectingMetrics,createAny,barrier,stopCollectingMetrics" {
+			t.Fatalf("pods first: %s ops %s", c.Name, got)
+		}
+		wt := c.WorkloadTemplate
+		if !reflect.DeepEqual(wt[3], map[string]any{"opcode": "createPods", "namespace": levelsNamespace, "countParam": "$pods", "podTemplatePath": levelsPodFile(size), "skipWaitToCompletion": true}) {
+			t.Errorf("pods first: %s: pods %v (unmeasured, not waited for)", c.Name, wt[3])
+		}
+		if wt[4]["duration"] != podsFirstSettle {
+			t.Errorf("pods first: %s: settle %v", c.Name, wt[4])
+		}
+		if !reflect.DeepEqual(wt[5]["namespaces"], []any{levelsNamespace}) || !reflect.DeepEqual(wt[7]["namespaces"], []any{levelsNamespace}) {
+			t.Errorf("pods first: %s: the measurement and the barrier cover %v and %v, want [%s]", c.Name, wt[5]["namespaces"], wt[7]["namespaces"], levelsNamespace)
+		}
+		if wt[6]["templatePath"] != levelsPodGroupFile(size, kind) || wt[6]["namespace"] != levelsNamespace || wt[6]["countParam"] != "$groups" {
+			t.Errorf("pods first: %s: PodGroups %v", c.Name, wt[6])
+		}
+	}
 	// A gang size no rack has room for: no single-rack test case.
 	o.GangSizes = []int{300}
 	o.Pods = 600
@@ -346,7 +391,7 @@ func TestLevelsConfig(t *testing.T) {
 func TestAllConfigsParseWithLevels(t *testing.T) {
 	for _, tree := range []string{"vanilla", "patched"} {
 		config := burstConfig(tree, []int{1000}) + apiCallsConfig(tree, 1000, 100) + gangsConfig(tree, defaultGangOptions()) +
-			placementConfig(tree, defaultPlacementOptions()) + levelsConfig(tree, defaultLevelsOptions()) + levelsConfig(tree, smokeLevelsOptions())
+			placementConfig(tree, defaultPlacementOptions()) + levelsConfig(tree, defaultLevelsOptions()) + levelsConfig(tree, smokeLevelsOptions()) + levelsConfig(tree, levelsPodsFirst(defaultLevelsOptions()))
 		var cases []struct{ Name string }
 		if err := yaml.Unmarshal([]byte(config), &cases); err != nil {
 			t.Fatalf("%s: %v", tree, err)
@@ -886,4 +931,9 @@ func renderer(t *testing.T, text string) func(index, count int) map[string]any {
 		}
 		return obj
 	}
+}
+
+func levelsPodsFirst(o levelsOptions) levelsOptions {
+	o.PodsFirst = true
+	return o
 }

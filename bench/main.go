@@ -78,6 +78,7 @@ func main() {
 		lvPods    = flag.Int("levels-pods", defaultLevelsOptions().Pods, "levels suite: measured pods of every workload with the two levels, a multiple of every gang size; the required rack runs as many of its gangs as fit in racks")
 		lvMD      = flag.String("levels-markdown", defaultLevelsOptions().Markdown, "markdown summary of the levels suite (relative to -root unless absolute); empty for none")
 		lvProf    = flag.Bool("levels-cpuprofile", defaultLevelsOptions().Profile, "levels suite: record a CPU profile of every run (cpu.pprof in its run directory) for the CPU per pod-group cycle")
+		lvFirst   = flag.Bool("levels-pods-first", false, "levels suite: create the measured pods first, unmeasured, and measure from the creation of their PodGroups (test cases ...PodsFirst)")
 		prNodes   = flag.Int("preemption-nodes", defaultPreemptionOptions().Nodes, "preemption suite: fake 4-CPU nodes, filled completely with 1-CPU pods of priority 0 first")
 		prSizes   = flag.String("preemption-gang-sizes", joinInts(defaultPreemptionOptions().GangSizes), "preemption suite: pods per gang (its PodGroup's minCount), comma-separated; each size is its own workloads")
 		prPods    = flag.Int("preemption-pods", defaultPreemptionOptions().Pods, "preemption suite: measured 1-CPU pods of priority 100 of every workload, a multiple of every gang size")
@@ -117,7 +118,7 @@ func main() {
 	placement := placementOptions{Clusters: clusters, GangSize: *plGang, Pods: *plPods, LoadedPods: *plLoaded, Markdown: *plMD, Profile: *plProf, Command: command}
 	api := apiOptions{Pods: *apiPods, Markdown: *apiMD, Workloads: *apiKeys, Profile: *apiProf, Command: command}
 	up := upstreamOptions{Workloads: *upKeys, Size: *upSize, Markdown: *upMD, Profile: *upProf, Command: command}
-	levels := levelsOptions{Shape: lvShapeParsed, Fill: *lvFill, Seed: *lvSeed, GangSizes: lvSizesParsed, Pods: *lvPods, Markdown: *lvMD, Profile: *lvProf, Command: command}
+	levels := levelsOptions{Shape: lvShapeParsed, Fill: *lvFill, Seed: *lvSeed, GangSizes: lvSizesParsed, Pods: *lvPods, Markdown: *lvMD, Profile: *lvProf, PodsFirst: *lvFirst, Command: command}
 	preemption := preemptionOptions{Nodes: *prNodes, GangSizes: prSizesParsed, Pods: *prPods, RackNodes: *prRack, Vanilla: *prVanilla, Markdown: *prMD, Profile: *prProf, Command: command}
 	if err := run(*root, *sizesFlag, *reps, *sideNames, *mdOut, *plotDir, *profile, *suites, api, gangs, placement, up, levels, preemption); err != nil {
 		fmt.Fprintf(os.Stderr, "bench: %v\n", err)
