@@ -355,7 +355,7 @@ type groupTestCase struct {
 // podsFirstSettle is how long a PodsFirst test case waits, unmeasured,
 // after creating its pods: long enough for the scheduler to see each pod
 // once and set it aside until its PodGroup exists.
-const podsFirstSettle = "10s"
+const podsFirstSettle = "20s"
 
 // writeTo appends the test case to a configuration; nothing when it has no
 // side.

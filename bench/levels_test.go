@@ -275,22 +275,11 @@ func TestLevelsConfig(t *testing.T) {
 		if !ok {
 			t.Fatalf("unexpected test case %q", c.Name)
 		}
-		size := 32
-		if strings.HasPrefix(c.Name, "Levels128") {
-			size = 128
-		}
-		kind := levelsBlockRack
-		if !strings.Contains(c.Name, "BlockRack") {
-			kind = levelsRackOnly
-		}
+		size, kind := c.sizeAndKind()
 		if c.SchedulerConfigPath != levelsSchedulerConfigFile {
 			t.Errorf("%s: schedulerConfigPath %q, want %q (the placement log)", c.Name, c.SchedulerConfigPath, levelsSchedulerConfigFile)
 		}
-		var ops []string
-		for _, op := range c.WorkloadTemplate {
-			ops = append(ops, op["opcode"].(string))
-		}
-		if got := strings.Join(ops, ","); got != "createAny,createNodes,createPods,createAny,sleep,createPods" {
+		if got := c.opcodes(); got != "createAny,createNodes,createPods,createAny,sleep,createPods" {
 			t.Fatalf("%s ops %s", c.Name, got)
 		}
 		wt := c.WorkloadTemplate
@@ -350,18 +339,8 @@ func TestLevelsConfig(t *testing.T) {
 		if _, known := want[base]; !ok || !known {
 			t.Fatalf("pods first: unexpected test case %q", c.Name)
 		}
-		size, kind := 32, levelsBlockRack
-		if strings.HasPrefix(c.Name, "Levels128") {
-			size = 128
-		}
-		if !strings.Contains(c.Name, "BlockRack") {
-			kind = levelsRackOnly
-		}
-		var ops []string
-		for _, op := range c.WorkloadTemplate {
-			ops = append(ops, op["opcode"].(string))
-		}
-		if got := strings.Join(ops, ","); got != "createAny,createNodes,createPods,createPods,sleep,startCollectingMetrics,createAny,barrier,stopCollectingMetrics" {
+		size, kind := c.sizeAndKind()
+		if got := c.opcodes(); got != "createAny,createNodes,createPods,createPods,sleep,startCollectingMetrics,createAny,barrier,stopCollectingMetrics" {
 			t.Fatalf("pods first: %s ops %s", c.Name, got)
 		}
 		wt := c.WorkloadTemplate
@@ -936,4 +915,26 @@ func renderer(t *testing.T, text string) func(index, count int) map[string]any {
 func levelsPodsFirst(o levelsOptions) levelsOptions {
 	o.PodsFirst = true
 	return o
+}
+
+// sizeAndKind reads a default levels test case's gang size (32 or 128) and
+// kind from its name.
+func (c levelsCase) sizeAndKind() (int, levelsKind) {
+	size, kind := 32, levelsBlockRack
+	if strings.HasPrefix(c.Name, "Levels128") {
+		size = 128
+	}
+	if !strings.Contains(c.Name, "BlockRack") {
+		kind = levelsRackOnly
+	}
+	return size, kind
+}
+
+// opcodes lists the test case's operations, ","-separated.
+func (c levelsCase) opcodes() string {
+	var ops []string
+	for _, op := range c.WorkloadTemplate {
+		ops = append(ops, op["opcode"].(string))
+	}
+	return strings.Join(ops, ",")
 }
