@@ -9,6 +9,19 @@ TREE       := $(OUT)/kubernetes
 VANILLA    := $(OUT)/kubernetes-vanilla
 IMAGE_OUT  := $(OUT)/image
 export PATH := $(BIN):$(PATH)
+# Every go command (tests too) builds with -trimpath. Without it, a package's
+# entry in the Go build cache depends on the directory it was compiled in, so
+# a clone of the project in another folder (as CI makes one after each
+# session) compiled the whole patched tree again. docs/ci.md has the figures.
+# (go env GOFLAGS: the flags already in force, from the environment or from
+# the go env file, which an exported GOFLAGS would otherwise override.)
+export GOFLAGS := $(strip $(filter-out -trimpath,$(shell go env GOFLAGS 2>/dev/null)) -trimpath)
+# With -trimpath, kube-apiserver's test server (cmd/kube-apiserver/app/testing,
+# which the integration tests start) cannot find its testdata through
+# runtime.Caller, and looks under Bazel's TEST_SRCDIR/TEST_WORKSPACE instead:
+# make upstream links $(OUT)/srcroot/k8s.io/kubernetes to the patched tree.
+export TEST_SRCDIR := $(OUT)/srcroot
+export TEST_WORKSPACE := .
 
 # Version stamping (k8s.io/component-base/version): VERSION holds the release
 # name; commit, tree state and date are the project checkout's. The date is
@@ -50,6 +63,7 @@ help: ## list the targets
 .PHONY: upstream patches verify-patches
 upstream: ## fetch the pinned release into _output/kubernetes and apply patches/
 	scripts/upstream
+	@mkdir -p $(OUT)/srcroot/k8s.io && ln -sfn $(TREE) $(OUT)/srcroot/k8s.io/kubernetes
 
 patches: ## export the commits in _output/kubernetes back into patches/
 	scripts/export-patches
@@ -213,15 +227,25 @@ PERF_OFF_PKGS ?= $(PERF_PKGS)
 # packages at a time keep 2 cores busy (a package that fails is retried once
 # on its own, see scripts/test-go).
 INTEGRATION_FLAGS ?= -timeout 40m -p 4
-# scheduler_perf's workloads compute: two at a time (go test's default here).
-PERF_FLAGS ?= -timeout 40m
+# scheduler_perf's workloads: three packages at a time in each gate mode,
+# both modes at once (see test-integration-upstream).
+PERF_FLAGS ?= -timeout 40m -p 3
 test-integration-upstream: tools ## upstream's scheduler integration suite and scheduler_perf's test workloads, gates default and off
 	@rm -f $(OUT)/test-tables/integration.tsv
 	@for mode in $(GATE_MODES); do \
-		if [ $$mode = off ]; then pkgs="$(INTEGRATION_OFF_PKGS)"; perf="$(PERF_OFF_PKGS)"; else pkgs="$(INTEGRATION_PKGS)"; perf="$(PERF_PKGS)"; fi; \
+		if [ $$mode = off ]; then pkgs="$(INTEGRATION_OFF_PKGS)"; else pkgs="$(INTEGRATION_PKGS)"; fi; \
 		scripts/test-go $$mode integration $(INTEGRATION_FLAGS) $$pkgs || exit 1; \
-		if [ -n "$$perf" ]; then TABLE=integration scripts/test-go $$mode integration-perf $(PERF_FLAGS) -run '^TestSchedulerPerf$$' $$perf || exit 1; fi; \
 	done
+	@# scheduler_perf: the gate modes at the same time, each line prefixed
+	@# with its mode. A test binary keeps about half a core busy (each
+	@# workload starts its own etcd, API server and scheduler and waits on
+	@# them), so one mode after the other left the CPUs idle (docs/ci.md).
+	@pids=; for mode in $(GATE_MODES); do \
+		if [ $$mode = off ]; then perf="$(PERF_OFF_PKGS)"; else perf="$(PERF_PKGS)"; fi; \
+		[ -n "$$perf" ] || continue; \
+		(set -o pipefail; TABLE=integration scripts/test-go $$mode integration-perf $(PERF_FLAGS) -run '^TestSchedulerPerf$$' $$perf 2>&1 | \
+			sed -u "s/^/[perf $$mode] /") & pids="$$pids $$!"; \
+	done; rc=0; for pid in $$pids; do wait $$pid || rc=1; done; exit $$rc
 	@$(TESTTABLE) -print $(OUT)/test-tables/integration.tsv
 
 test-integration: test-integration-upstream ## (old name) same as test-integration-upstream
@@ -233,8 +257,11 @@ test-dashboards: upstream ## lint dashboards/ against the metrics the patched sc
 
 test-e2e: build tools cluster-bins ## end-to-end scenarios on a local control plane (e2e/; installs Debian's prometheus when missing)
 	@mkdir -p $(OUT)/test-logs && rm -f $(OUT)/test-logs/e2e-report.txt
+	@# -vet=off: test-modules vets e2e. The whole output goes to
+	@# test-logs/e2e.log.gz; the table lists every scenario's seconds.
 	prom=$$(scripts/ensure-prometheus) && cd e2e && KSPATCH_REQUIRE_E2E=1 KSPATCH_BIN=$(BIN) KSPATCH_PROMETHEUS=$$prom \
-		KSPATCH_E2E_REPORT=$(OUT)/test-logs/e2e-report.txt go test -count=1 -timeout 25m ./...
+		KSPATCH_E2E_REPORT=$(OUT)/test-logs/e2e-report.txt go test -json -count=1 -vet=off -timeout 25m ./... 2>&1 | \
+		($(TESTTABLE) -gates mixed -log $(OUT)/test-logs/e2e.log.gz -slowest 40 -lines 0)
 	@# The leader-change timelines and counts (go test shows no log of a passing test).
 	@if [ -f $(OUT)/test-logs/e2e-report.txt ]; then cat $(OUT)/test-logs/e2e-report.txt; fi
 

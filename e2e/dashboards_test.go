@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"sort"
 	"strings"
 	"testing"
@@ -36,9 +35,15 @@ type dashboard struct {
 	} `json:"panels"`
 }
 
+// repoDir is the project's checkout: go test runs the suite in e2e/, its
+// parent. (Not runtime.Caller: make test builds with -trimpath, which leaves
+// no file system path in the binary.)
 func repoDir() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..")
+	wd, err := os.Getwd()
+	if err != nil {
+		panic(err)
+	}
+	return filepath.Dir(wd)
 }
 
 func loadDashboards(t *testing.T) []dashboard {

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -24,8 +23,7 @@ import (
 // make test does), in which case it fails.
 func binDir(t *testing.T) string {
 	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	bin := filepath.Join(filepath.Dir(file), "..", "_output", "bin")
+	bin := filepath.Join(repoDir(), "_output", "bin")
 	if d := os.Getenv("KSPATCH_BIN"); d != "" {
 		bin = d
 	}
@@ -43,8 +41,7 @@ func binDir(t *testing.T) string {
 // deployDir is scheduler/deploy: the manifests the suite runs the scheduler
 // with.
 func deployDir() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "scheduler", "deploy")
+	return filepath.Join(repoDir(), "scheduler", "deploy")
 }
 
 // The fake nodes startCluster creates: e2eNodes nodes in one zone, over

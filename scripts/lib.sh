@@ -265,3 +265,7 @@ apply_series() {
 same_series() {
   diff -r -q "$1" "$2" >/dev/null 2>&1
 }
+
+# cpu_ticks prints the machine's busy and total CPU ticks so far
+# (/proc/stat): the difference between two calls says how busy the CPUs were.
+cpu_ticks() { awk '/^cpu / { busy = $2 + $3 + $4 + $7 + $8; print busy, busy + $5 + $6 }' /proc/stat 2>/dev/null || echo "0 0"; }

@@ -5,6 +5,9 @@
 // Rows are also appended to -tsv, so that several runs (gate modes) can be
 // printed as one table with -print.
 //
+// With -trace it prints instead where a go test invocation's time went
+// (compile, link, vet, run), from the trace of `go test -debug-trace`.
+//
 // It exits 1 when a package failed, did not build, or never reported a
 // result, and 0 otherwise. A run in which no package ran a test is a failure
 // too: an empty run proves nothing.
@@ -60,7 +63,19 @@ func run() int {
 	printTSV := flag.String("print", "", "print the table of this file (written by -tsv) and exit")
 	failedPath := flag.String("failed", "", "write the packages that failed here, one per line")
 	retry := flag.Bool("retry", false, "this run retries packages that failed: a package that passes now is \"flaky\"")
+	tracePath := flag.String("trace", "", "print the profile of this go test -debug-trace file (compile, link, vet, run) and exit")
+	name := flag.String("name", "", "with -trace: the run's name, shown and written to -tsv")
+	slowest := flag.Int("slowest", 0, "after the table, list the N slowest tests and subtests with their seconds")
+	lines := flag.Int("lines", testLines, "how many of its last output lines a failed test shows; 0: all")
 	flag.Parse()
+	failedTestLines = max(*lines, 0)
+	if *tracePath != "" {
+		if err := writeProfile(os.Stdout, *tracePath, *tsvPath, *name, *gates); err != nil {
+			fmt.Fprintln(os.Stderr, "testtable:", err)
+			return 2
+		}
+		return 0
+	}
 	if *printTSV != "" {
 		rows, err := readTSV(*printTSV)
 		if err != nil {
@@ -87,7 +102,8 @@ func run() int {
 			logw = z
 		}
 	}
-	rows, failures := summarize(os.Stdin, logw, *gates)
+	var slow slowestTests
+	rows, failures := summarize(os.Stdin, logw, os.Stdout, *gates, slow.add)
 	if *retry {
 		for i := range rows {
 			if rows[i].Result == "ok" {
@@ -99,6 +115,9 @@ func run() int {
 		fmt.Print(f)
 	}
 	writeTable(os.Stdout, rows)
+	if *slowest > 0 {
+		slow.write(os.Stdout, *slowest)
+	}
 	if *tsvPath != "" {
 		if err := appendTSV(*tsvPath, rows); err != nil {
 			fmt.Fprintln(os.Stderr, "testtable:", err)
@@ -127,7 +146,12 @@ func run() int {
 // summarize reads the events, copies every output line to logw, and returns
 // one row per package (in the order they first appeared) and the text to
 // show for what failed.
-func summarize(r io.Reader, logw io.Writer, gates string) ([]row, []string) {
+// It copies to echo, as they come, go test's closing line of each package
+// (ok, FAIL, ?: the lines a person or a CI harness reads for what ran) and
+// every line that is not an event (the go command's own errors). onTest, if
+// not nil, is called with every test and subtest that passed or failed, and
+// its seconds.
+func summarize(r io.Reader, logw, echo io.Writer, gates string, onTest func(pkg, test string, secs float64)) ([]row, []string) {
 	pkgs := map[string]*pkgState{}
 	var order []string
 	get := func(name string) *pkgState {
@@ -147,6 +171,7 @@ func summarize(r io.Reader, logw io.Writer, gates string) ([]row, []string) {
 		if err := json.Unmarshal(line, &ev); err != nil || ev.Action == "" {
 			// Not an event (go vet or the toolchain wrote it): keep it.
 			fmt.Fprintln(logw, string(line))
+			fmt.Fprintln(echo, string(line))
 			continue
 		}
 		if ev.Output != "" {
@@ -160,8 +185,11 @@ func summarize(r io.Reader, logw io.Writer, gates string) ([]row, []string) {
 		case "output", "build-output":
 			// Only the end of a test's output is shown; the log has it all.
 			if ev.Test != "" {
-				p.tests[ev.Test] = keepLast(append(p.tests[ev.Test], ev.Output), testLines)
+				p.tests[ev.Test] = keepLast(append(p.tests[ev.Test], ev.Output), failedTestLines)
 			} else {
+				if closingLine(ev.Output) {
+					io.WriteString(echo, ev.Output)
+				}
 				p.output = keepLast(append(p.output, ev.Output), packageLines)
 			}
 		case "run":
@@ -171,12 +199,17 @@ func summarize(r io.Reader, logw io.Writer, gates string) ([]row, []string) {
 		case "fail":
 			if ev.Test != "" {
 				p.failed = append(p.failed, ev.Test)
+				if onTest != nil {
+					onTest(ev.Package, ev.Test, ev.Elapsed)
+				}
 			} else {
 				p.Result, p.Seconds = "FAIL", ev.Elapsed
 			}
 		case "pass":
 			if ev.Test == "" {
 				p.Result, p.Seconds = "ok", ev.Elapsed
+			} else if onTest != nil {
+				onTest(ev.Package, ev.Test, ev.Elapsed)
 			}
 		case "skip":
 			if ev.Test == "" {
@@ -213,10 +246,25 @@ const (
 	packageLines = 60
 )
 
+// failedTestLines is testLines unless -lines says otherwise.
+var failedTestLines = testLines
+
+// closingLine reports whether a package's output line is go test's summary
+// of the package: "ok  \tpkg\t1.2s", "FAIL\tpkg\t1.2s", "?   \tpkg\t[no test files]".
+func closingLine(line string) bool {
+	for _, prefix := range []string{"ok  \t", "FAIL\t", "?   \t"} {
+		if strings.HasPrefix(line, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
 // keepLast bounds lines to about the last n (between n and 2n), so that the
-// memory held stays small however much a passing test logs.
+// memory held stays small however much a passing test logs. n = 0 keeps
+// every line.
 func keepLast(lines []string, n int) []string {
-	if len(lines) <= 2*n {
+	if n == 0 || len(lines) <= 2*n {
 		return lines
 	}
 	return append(lines[:0:0], lines[len(lines)-n:]...)

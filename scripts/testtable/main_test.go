@@ -60,7 +60,7 @@ func TestSummarize(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			rows, failures := summarize(strings.NewReader(tc.events), io.Discard, "off")
+			rows, failures := summarize(strings.NewReader(tc.events), io.Discard, io.Discard, "off", nil)
 			if len(rows) != len(tc.wantRows) {
 				t.Fatalf("rows %+v, want %+v", rows, tc.wantRows)
 			}
@@ -103,5 +103,37 @@ func TestReadTSVKeepsTheRetry(t *testing.T) {
 	}
 	if v := verdict(rows); v != "" {
 		t.Errorf("verdict %q for a flaky and a passing package, want none", v)
+	}
+}
+
+func TestSummarizeEchoesClosingLinesAndNonEvents(t *testing.T) {
+	events := strings.Join([]string{
+		`go: downloading example.com/m v1.0.0`,
+		`{"Action":"run","Package":"a","Test":"TestX"}`,
+		`{"Action":"output","Package":"a","Test":"TestX","Output":"ok  \tnot a closing line: inside a test\n"}`,
+		`{"Action":"pass","Package":"a","Test":"TestX","Elapsed":1}`,
+		`{"Action":"output","Package":"a","Output":"PASS\n"}`,
+		`{"Action":"output","Package":"a","Output":"ok  \ta\t1.5s\n"}`,
+		`{"Action":"pass","Package":"a","Elapsed":1.5}`,
+		`{"Action":"output","Package":"b","Output":"FAIL\tb\t2.0s\n"}`,
+		`{"Action":"fail","Package":"b","Elapsed":2}`,
+		`{"Action":"output","Package":"c","Output":"?   \tc\t[no test files]\n"}`,
+		`{"Action":"skip","Package":"c","Elapsed":0}`,
+	}, "\n")
+	var echo strings.Builder
+	summarize(strings.NewReader(events), io.Discard, &echo, "default", nil)
+	want := "go: downloading example.com/m v1.0.0\nok  \ta\t1.5s\nFAIL\tb\t2.0s\n?   \tc\t[no test files]\n"
+	if echo.String() != want {
+		t.Errorf("echoed:\n%q\nwant:\n%q", echo.String(), want)
+	}
+}
+
+func TestKeepLastZeroKeepsAll(t *testing.T) {
+	lines := make([]string, 500)
+	if got := len(keepLast(lines, 0)); got != 500 {
+		t.Errorf("keepLast(500 lines, 0) kept %d, want all 500", got)
+	}
+	if got := len(keepLast(lines, 40)); got != 40 {
+		t.Errorf("keepLast(500 lines, 40) kept %d, want 40", got)
 	}
 }
