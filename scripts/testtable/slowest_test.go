@@ -22,10 +22,10 @@ func TestSlowestTests(t *testing.T) {
 	var b strings.Builder
 	slow.write(&b, 3)
 	want := `
-the 3 slowest tests and subtests (a test's seconds include its subtests'):
-    31.0  e2e  TestA
+the 3 slowest tests (subtests, and tests without any):
     30.0  e2e  TestA/slow
     12.0  e2e  TestB
+     0.5  e2e  TestA/quick
 `
 	if b.String() != want {
 		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
