@@ -22,6 +22,10 @@ export GOFLAGS := $(strip $(filter-out -trimpath,$(shell go env GOFLAGS 2>/dev/n
 # make upstream links $(OUT)/srcroot/k8s.io/kubernetes to the patched tree.
 export TEST_SRCDIR := $(OUT)/srcroot
 export TEST_WORKSPACE := .
+# A -trimpath binary has no GOROOT of its own (runtime.GOROOT is empty unless
+# GOROOT is set), and go/build then cannot find packages: tests that read Go
+# sources (scheduler/deploy's CRD-against-Go-types check) need it set.
+export GOROOT := $(shell go env GOROOT 2>/dev/null)
 
 # Version stamping (k8s.io/component-base/version): VERSION holds the release
 # name; commit, tree state and date are the project checkout's. The date is
