@@ -312,6 +312,7 @@ func leaderChange(ctx context.Context, t *testing.T, c *cluster.Cluster, sig sys
 			if acquired := leaseAfter.Spec.AcquireTime; acquired == nil || !acquired.Time.After(at) {
 				t.Errorf("the new leader acquired the lease at %v, not after the old leader's queue stopped (%s)", acquired, at.Format(time.StampMicro))
 			}
+			drain += "; " + checkDrainAgainstAudit(t, line, calls, tKill, at)
 		}
 	}
 
@@ -504,6 +505,42 @@ func lastLogLine(t *testing.T, path, what string, since time.Time) (string, time
 		line, at = l, ts
 	}
 	return line, at
+}
+
+// drainBindings reads the bindings the queue's stop line says it sent
+// during the drain (succeededByType's pod_binding).
+var drainBindings = regexp.MustCompile(`succeededByType=\{[^}]*"pod_binding":([0-9]+)`)
+
+// checkDrainAgainstAudit compares the bindings the old leader's drain says
+// it sent with the Bindings the API server accepted between the SIGTERM
+// and the drain's end (only the old leader binds then: the new one takes
+// the lease after it). The drain counts the calls that finish once it has
+// begun, a few microseconds after the signal; a Binding the API server
+// answered within 50ms of the signal may fall on either side, so it is
+// allowed on either, and said so.
+func checkDrainAgainstAudit(t *testing.T, line string, calls []cluster.BindingCall, signal, stopped time.Time) string {
+	t.Helper()
+	said := 0
+	if m := drainBindings.FindStringSubmatch(line); m != nil {
+		said, _ = strconv.Atoi(m[1])
+	}
+	const margin = 50 * time.Millisecond
+	strict, loose := 0, 0
+	for _, b := range calls {
+		if b.Code != 201 || b.At.After(stopped) {
+			continue
+		}
+		if b.At.After(signal.Add(margin)) {
+			strict++
+		}
+		if b.At.After(signal.Add(-margin)) {
+			loose++
+		}
+	}
+	if said < strict || said > loose {
+		t.Errorf("the old leader's drain says it sent %d bindings; the audit log shows %d accepted between the SIGTERM and its stop line (%d counting those within %s of the signal): %s", said, strict, loose, margin, line)
+	}
+	return fmt.Sprintf("audit log: %d bindings accepted during the drain (%d counting those within %s of the signal), drain says %d", strict, loose, margin, said)
 }
 
 func ptrString(s *string) string {
