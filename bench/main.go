@@ -18,9 +18,12 @@
 // rack, issue #24; docs/benchmarks-levels.md) and preemption (gangs of
 // PodGroup members preempting as one unit on a full cluster, against the
 // same pods without a group, WorkloadAwarePreemption;
-// docs/benchmarks-preemption.md). The default is burst,apicalls; gangs,
-// placement, upstream, levels and preemption run on request
-// (-suites gangs,placement,upstream,levels,preemption).
+// docs/benchmarks-preemption.md) and memory (the real kube-scheduler
+// binaries, vanilla and patched, each against a fresh local control plane:
+// heap in use after GC and peak RSS, issue #43; bench/memory.go,
+// docs/benchmarks-memory.md). The default is burst,apicalls; gangs,
+// placement, upstream, levels, preemption and memory run on request
+// (-suites gangs,placement,upstream,levels,preemption,memory).
 //
 // Both trees get the same test-only harness: bench/scheduler_perf-data-items.patch
 // (histogram counts and sums, counters in the data items; counted and delayed
@@ -51,7 +54,7 @@ func main() {
 		mdOut     = flag.String("markdown", "docs/benchmarks.md", "markdown summary to write (relative to -root unless absolute); empty for none")
 		plotDir   = flag.String("plots", "docs/bench", "directory for the PNG plots (relative to -root unless absolute); empty for none")
 		profile   = flag.Int("cpuprofile-size", 0, "also record a CPU and an allocation profile (cpu.pprof, mem.pprof) of each side at this burst size")
-		suites    = flag.String("suites", defaultSuites, "suites to run: burst (DRA claim-template burst, KEP-6132), apicalls (API call latency, KEP-5229), gangs (gang scheduling, KEP-5732), placement (topology-aware placement of gangs, issue #8), upstream (upstream's scheduler_perf misc and DRA workloads, vanilla vs patched, issue #20), levels (gangs with a required block and a preferred rack against a required rack, issue #24; patched tree only), preemption (gangs preempting as one unit on a full cluster against the same pods without a group, WorkloadAwarePreemption)")
+		suites    = flag.String("suites", defaultSuites, "suites to run: burst (DRA claim-template burst, KEP-6132), apicalls (API call latency, KEP-5229), gangs (gang scheduling, KEP-5732), placement (topology-aware placement of gangs, issue #8), upstream (upstream's scheduler_perf misc and DRA workloads, vanilla vs patched, issue #20), levels (gangs with a required block and a preferred rack against a required rack, issue #24; patched tree only), preemption (gangs preempting as one unit on a full cluster against the same pods without a group, WorkloadAwarePreemption), memory (heap after GC and peak RSS of the real binaries, vanilla and patched, issue #43; -memory-* flags)")
 		apiPods   = flag.Int("api-pods", defaultAPIOptions().Pods, "measured pods of the apicalls suite")
 		apiMD     = flag.String("apicalls-markdown", defaultAPIOptions().Markdown, "markdown summary of the apicalls suite (relative to -root unless absolute); empty for none")
 		apiProf   = flag.Bool("api-cpuprofile", false, "apicalls suite: record a CPU profile of every run (cpu.pprof in its run directory)")
@@ -87,7 +90,17 @@ func main() {
 		prMD      = flag.String("preemption-markdown", defaultPreemptionOptions().Markdown, "markdown summary of the preemption suite (relative to -root unless absolute); empty for none")
 		prProf    = flag.Bool("preemption-cpuprofile", false, "preemption suite: record a CPU profile of every run (cpu.pprof in its run directory)")
 	)
+	memoryOpts := memoryFlags(flag.CommandLine)
 	flag.Parse()
+	otherSuites, runMem := takeSuite(*suites, "memory")
+	var mem memoryOptions
+	if runMem {
+		var err error
+		if mem, err = memoryOpts(); err != nil {
+			fmt.Fprintf(os.Stderr, "bench: %v\n", err)
+			os.Exit(1)
+		}
+	}
 	sizes, err := parseGangSizes(*gangSizes)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "bench: %v\n", err)
@@ -120,10 +133,38 @@ func main() {
 	up := upstreamOptions{Workloads: *upKeys, Size: *upSize, Markdown: *upMD, Profile: *upProf, Command: command}
 	levels := levelsOptions{Shape: lvShapeParsed, Fill: *lvFill, Seed: *lvSeed, GangSizes: lvSizesParsed, Pods: *lvPods, Markdown: *lvMD, Profile: *lvProf, PodsFirst: *lvFirst, Command: command}
 	preemption := preemptionOptions{Nodes: *prNodes, GangSizes: prSizesParsed, Pods: *prPods, RackNodes: *prRack, Vanilla: *prVanilla, Markdown: *prMD, Profile: *prProf, Command: command}
-	if err := run(*root, *sizesFlag, *reps, *sideNames, *mdOut, *plotDir, *profile, *suites, api, gangs, placement, up, levels, preemption); err != nil {
-		fmt.Fprintf(os.Stderr, "bench: %v\n", err)
-		os.Exit(1)
+	if otherSuites != "" {
+		if err := run(*root, *sizesFlag, *reps, *sideNames, *mdOut, *plotDir, *profile, otherSuites, api, gangs, placement, up, levels, preemption); err != nil {
+			fmt.Fprintf(os.Stderr, "bench: %v\n", err)
+			os.Exit(1)
+		}
 	}
+	if runMem {
+		mem.Command = command
+		root, err := filepath.Abs(*root)
+		if err == nil {
+			err = runMemory(root, mem)
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "bench: %v\n", err)
+			os.Exit(1)
+		}
+	}
+}
+
+// takeSuite removes name from a comma-separated list of suites and says
+// whether it was there. The memory suite runs apart from the others: it
+// builds no scheduler_perf, it runs the real binaries.
+func takeSuite(suites, name string) (rest string, found bool) {
+	var kept []string
+	for _, s := range strings.Split(suites, ",") {
+		if strings.TrimSpace(s) == name {
+			found = true
+			continue
+		}
+		kept = append(kept, s)
+	}
+	return strings.Join(kept, ","), found
 }
 
 // defaultSuites are the suites `make bench` runs without -suites. The gangs
@@ -208,7 +249,7 @@ func run(root, sizesFlag string, reps int, sideNames, mdOut, plotDir string, pro
 		case "preemption":
 			runPre = true
 		default:
-			return fmt.Errorf("unknown suite %q in -suites: allowed are burst, apicalls, gangs, placement, upstream, levels, preemption", s)
+			return fmt.Errorf("unknown suite %q in -suites: allowed are burst, apicalls, gangs, placement, upstream, levels, preemption, memory", s)
 		}
 	}
 	files, err := groupSuiteFiles(root, runGang, runPlace, gangs, placement)

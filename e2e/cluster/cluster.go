@@ -46,6 +46,14 @@ type Options struct {
 	DeployDir string
 	// SchedulerArgs are extra kube-scheduler flags.
 	SchedulerArgs []string
+	// SchedulerBinary is the kube-scheduler to run; empty for
+	// Bin/kube-scheduler (the patched one).
+	SchedulerBinary string
+	// Vanilla says SchedulerBinary is upstream's kube-scheduler (make
+	// build-vanilla), which has no admin API: it gets no --admin-* flags,
+	// Admin stays empty, and readiness is checked on the secure port.
+	// FeatureGates must then name no kspatch gate. Only with one replica.
+	Vanilla bool
 	// AdminPort is the scheduler's admin API port; 0 picks a free one.
 	AdminPort int
 	// Replicas, when 2 or more, runs that many schedulers with leader
@@ -166,10 +174,19 @@ func Start(ctx context.Context, opts Options) (_ *Cluster, err error) {
 	if _, err := os.Stat(manifest); err != nil {
 		return nil, fmt.Errorf("the scheduler's static pod manifest: %w", err)
 	}
-	for _, bin := range []string{"etcd", "kube-apiserver", "kube-controller-manager", "kwok", "kube-scheduler"} {
+	if opts.SchedulerBinary == "" {
+		opts.SchedulerBinary = filepath.Join(opts.Bin, "kube-scheduler")
+	}
+	if opts.Vanilla && opts.Replicas > 1 {
+		return nil, fmt.Errorf("Options.Vanilla runs one scheduler, not %d replicas", opts.Replicas)
+	}
+	for _, bin := range []string{"etcd", "kube-apiserver", "kube-controller-manager", "kwok"} {
 		if _, err := os.Stat(filepath.Join(opts.Bin, bin)); err != nil {
 			return nil, fmt.Errorf("%s is missing in %s (make cluster-bins builds the control plane): %w", bin, opts.Bin, err)
 		}
+	}
+	if _, err := os.Stat(opts.SchedulerBinary); err != nil {
+		return nil, fmt.Errorf("the scheduler binary (make build, or make build-vanilla): %w", err)
 	}
 	if err := os.RemoveAll(opts.Dir); err != nil {
 		return nil, err
@@ -197,6 +214,9 @@ func Start(ctx context.Context, opts Options) (_ *Cluster, err error) {
 	}
 	c.APIServer = "https://127.0.0.1:" + strconv.Itoa(apiPort)
 	c.Admin = "http://127.0.0.1:" + strconv.Itoa(adminPort)
+	if opts.Vanilla {
+		c.Admin = ""
+	}
 	c.SchedulerSecure = "https://127.0.0.1:" + strconv.Itoa(schedPort)
 	c.Schedulers = []Replica{{Component: "kube-scheduler", Admin: c.Admin, Secure: c.SchedulerSecure}}
 	schedPorts := [][2]int{{schedPort, adminPort}}
@@ -357,7 +377,11 @@ func Start(ctx context.Context, opts Options) (_ *Cluster, err error) {
 		return nil, err
 	}
 
-	fmt.Fprintf(opts.Log, "starting the patched kube-scheduler (admin API %s)\n", c.Admin)
+	if opts.Vanilla {
+		fmt.Fprintf(opts.Log, "starting the vanilla kube-scheduler %s (secure port %s)\n", opts.SchedulerBinary, c.SchedulerSecure)
+	} else {
+		fmt.Fprintf(opts.Log, "starting the patched kube-scheduler (admin API %s)\n", c.Admin)
+	}
 	// The flags of the drop-in static pod, with the node's kubeconfig path
 	// replaced by the local one. Then what a local process needs instead of
 	// a pod: its own ports, a certificate directory, and no leader election
@@ -383,16 +407,22 @@ func Start(ctx context.Context, opts Options) (_ *Cluster, err error) {
 		}
 		args = append(args,
 			"--bind-address=127.0.0.1", "--secure-port="+strconv.Itoa(schedPorts[i][0]),
-			"--cert-dir="+certDir,
-			"--admin-address=127.0.0.1", "--admin-port="+strconv.Itoa(schedPorts[i][1]),
-			"--feature-gates="+gates)
+			"--cert-dir="+certDir)
+		if !opts.Vanilla {
+			args = append(args, "--admin-address=127.0.0.1", "--admin-port="+strconv.Itoa(schedPorts[i][1]))
+		}
+		args = append(args, "--feature-gates="+gates)
 		args = append(args, opts.SchedulerArgs...)
-		if err := c.startBinary(r.Component, filepath.Join(c.opts.Bin, "kube-scheduler"), args...); err != nil {
+		if err := c.startBinary(r.Component, opts.SchedulerBinary, args...); err != nil {
 			return nil, err
 		}
 	}
 	for _, r := range c.Schedulers {
-		if err := c.waitHTTP(ctx, r.Component, r.Admin+"/healthz", 60*time.Second); err != nil {
+		health := r.Admin + "/healthz"
+		if opts.Vanilla {
+			health = r.Secure + "/healthz"
+		}
+		if err := c.waitHTTP(ctx, r.Component, health, 60*time.Second); err != nil {
 			return nil, err
 		}
 	}

@@ -3,12 +3,14 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1beta1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 )
 
@@ -46,6 +48,19 @@ type NodeSpec struct {
 	Pods int
 	// Devices is the number of DRA devices each node publishes (0: none).
 	Devices int
+	// Ready creates the nodes with a Ready condition already (kwok keeps
+	// it up to date from then on) and removes the not-ready taint the API
+	// server's NodeTaint admission puts on every new node. Otherwise the
+	// node lifecycle controller removes that taint once the node is Ready,
+	// at its rate limit: for thousands of nodes that takes many minutes,
+	// and every removal sends the scheduler's unschedulable pods back to
+	// the queue.
+	Ready bool
+	// Workers create the nodes (and their slices) in parallel (0: 1).
+	Workers int
+	// ReadyTimeout is how long CreateNodes waits for every node to be
+	// Ready (0: 2 minutes).
+	ReadyTimeout time.Duration
 }
 
 // withDefaults fills in the fields left zero.
@@ -96,40 +111,92 @@ func (c *Cluster) CreateNodes(ctx context.Context, spec NodeSpec) error {
 			return fmt.Errorf("creating DeviceClass %s: %w", DeviceClass, err)
 		}
 	}
-	for i := range spec.Count {
-		zone, block, rack := spec.Topology(i)
-		name := fmt.Sprintf("node-%d", i)
-		capacity := v1.ResourceList{
-			v1.ResourceCPU:    resource.MustParse(spec.CPU),
-			v1.ResourceMemory: resource.MustParse(spec.Memory),
-			v1.ResourcePods:   *resource.NewQuantity(int64(spec.Pods), resource.DecimalSI),
-		}
-		node := &v1.Node{
-			ObjectMeta: metav1.ObjectMeta{
-				Name:        name,
-				Annotations: map[string]string{KwokNodeAnnotation: "fake", "node.alpha.kubernetes.io/ttl": "0"},
-				Labels: map[string]string{
-					"kubernetes.io/hostname": name,
-					"kubernetes.io/os":       "linux",
-					"kubernetes.io/arch":     "amd64",
-					"type":                   "kwok",
-					ZoneLabel:                zone,
-					BlockLabel:               block,
-					RackLabel:                rack,
-				},
-			},
-			Status: v1.NodeStatus{Capacity: capacity, Allocatable: capacity},
-		}
-		if _, err := c.Client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
-			return fmt.Errorf("creating node %s: %w", name, err)
-		}
-		if spec.Devices > 0 {
-			if err := c.createSlice(ctx, name, spec.Devices); err != nil {
-				return err
+	if spec.Workers < 1 {
+		spec.Workers = 1
+	}
+	if spec.ReadyTimeout <= 0 {
+		spec.ReadyTimeout = 2 * time.Minute
+	}
+	indexes := make(chan int)
+	errs := make(chan error, spec.Workers)
+	var wg sync.WaitGroup
+	for range spec.Workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range indexes {
+				if err := c.createNode(ctx, spec, i); err != nil {
+					errs <- err
+					return
+				}
 			}
+		}()
+	}
+feed:
+	for i := range spec.Count {
+		select {
+		case indexes <- i:
+		case err := <-errs:
+			errs <- err
+			break feed
 		}
 	}
-	return c.waitNodesReady(ctx, spec.Count, 2*time.Minute)
+	close(indexes)
+	wg.Wait()
+	select {
+	case err := <-errs:
+		return err
+	default:
+	}
+	return c.waitNodesReady(ctx, spec.Count, spec.ReadyTimeout)
+}
+
+// createNode creates node-<i> of spec and, with spec.Devices, its
+// ResourceSlice.
+func (c *Cluster) createNode(ctx context.Context, spec NodeSpec, i int) error {
+	zone, block, rack := spec.Topology(i)
+	name := fmt.Sprintf("node-%d", i)
+	capacity := v1.ResourceList{
+		v1.ResourceCPU:    resource.MustParse(spec.CPU),
+		v1.ResourceMemory: resource.MustParse(spec.Memory),
+		v1.ResourcePods:   *resource.NewQuantity(int64(spec.Pods), resource.DecimalSI),
+	}
+	node := &v1.Node{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:        name,
+			Annotations: map[string]string{KwokNodeAnnotation: "fake", "node.alpha.kubernetes.io/ttl": "0"},
+			Labels: map[string]string{
+				"kubernetes.io/hostname": name,
+				"kubernetes.io/os":       "linux",
+				"kubernetes.io/arch":     "amd64",
+				"type":                   "kwok",
+				ZoneLabel:                zone,
+				BlockLabel:               block,
+				RackLabel:                rack,
+			},
+		},
+		Status: v1.NodeStatus{Capacity: capacity, Allocatable: capacity},
+	}
+	if spec.Ready {
+		now := metav1.Now()
+		node.Status.Conditions = []v1.NodeCondition{{Type: v1.NodeReady, Status: v1.ConditionTrue, Reason: "KubeletReady",
+			Message: "created Ready by the e2e harness", LastHeartbeatTime: now, LastTransitionTime: now}}
+	}
+	if _, err := c.Client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("creating node %s: %w", name, err)
+	}
+	if spec.Ready {
+		// The node has no taint of its own: drop the admission's.
+		if _, err := c.Client.CoreV1().Nodes().Patch(ctx, name, types.MergePatchType, []byte(`{"spec":{"taints":null}}`), metav1.PatchOptions{}); err != nil {
+			return fmt.Errorf("removing the not-ready taint of node %s: %w", name, err)
+		}
+	}
+	if spec.Devices > 0 {
+		if err := c.createSlice(ctx, name, spec.Devices); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (c *Cluster) createSlice(ctx context.Context, node string, devices int) error {
