@@ -105,6 +105,9 @@ func schedulerPodGroupRequests(t *testing.T) []request {
 	}); err != nil {
 		t.Fatalf("the PodGroup manager did not sync: %v", err)
 	}
+	// Only a leader writes: this replica leads once it runs a pod-group
+	// cycle (a scheduler without leader election does at once).
+	m.SchedulingCycleStarted()
 	m.ReportCondition(klog.FromContext(ctx), types.NamespacedName{Namespace: "ns", Name: "g"}, true, podgroup.ReasonScheduled, "1 of 1 pods fit")
 
 	var got []request
