@@ -16,13 +16,19 @@ type apiCallList struct {
 	APIVersion string    `json:"apiVersion"`
 	Kind       string    `json:"kind"`
 	TakenAt    time.Time `json:"takenAt"`
-	// Summary counts every call per type, ignoring filters, sorted by type.
+	// Summary counts every call per type, ignoring filters (but not the
+	// caller's namespaces), sorted by type.
 	Summary []apiCallTypeCount `json:"summary"`
 	// Matched counts the calls that pass the filters; Remaining those left
 	// out by limit=.
 	Matched   int           `json:"matched"`
 	Remaining int           `json:"remaining"`
 	Items     []apiCallView `json:"items"`
+	// HiddenCalls counts the calls left out of Summary and Items because
+	// the caller may not read their objects' namespaces (HiddenNamespaces),
+	// or, for a cluster-scoped object, every namespace.
+	HiddenCalls      int `json:"hiddenCalls,omitempty"`
+	HiddenNamespaces int `json:"hiddenNamespaces,omitempty"`
 }
 
 type apiCallTypeCount struct {
@@ -63,6 +69,11 @@ func (a *api) listAPICalls(w http.ResponseWriter, r *http.Request) {
 		badRequest(w, r, err)
 		return
 	}
+	x, err := a.accessFor(r)
+	if err != nil {
+		a.authorizationError(w, r, err)
+		return
+	}
 	snap, err := fetch(a, r, a.opts.APICalls.APICallSnapshot)
 	if err != nil {
 		a.sourceError(w, r, "the API call queue", err)
@@ -74,8 +85,23 @@ func (a *api) listAPICalls(w http.ResponseWriter, r *http.Request) {
 	doc := apiCallList{APIVersion: APIVersion, Kind: "APICallList", TakenAt: utc(snap.TakenAt), Items: []apiCallView{}}
 	counts := map[string]*apiCallTypeCount{}
 	var matched []int
+	hiddenCalls := 0
+	if !x.all {
+		namespaces := make([]string, 0, len(snap.Calls))
+		for i := range snap.Calls {
+			if ns := snap.Calls[i].Object.Namespace; ns != "" {
+				namespaces = append(namespaces, ns)
+			}
+		}
+		x.prefetch(namespaces)
+	}
 	for i := range snap.Calls {
 		c := &snap.Calls[i]
+		if !x.all && (c.Object.Namespace == "" || !x.may(c.Object.Namespace)) {
+			// A cluster-scoped object's call only to a cluster-wide reader.
+			hiddenCalls++
+			continue
+		}
 		tc := counts[c.Type]
 		if tc == nil {
 			tc = &apiCallTypeCount{Type: c.Type}
@@ -90,6 +116,12 @@ func (a *api) listAPICalls(w http.ResponseWriter, r *http.Request) {
 			matched = append(matched, i)
 		}
 	}
+	if x.err != nil {
+		a.authorizationError(w, r, x.err)
+		return
+	}
+	doc.HiddenNamespaces = x.hiddenNamespaces()
+	doc.HiddenCalls = hiddenCalls
 	doc.Summary = make([]apiCallTypeCount, 0, len(counts))
 	for _, tc := range counts {
 		doc.Summary = append(doc.Summary, *tc)
@@ -142,6 +174,9 @@ func (doc apiCallList) writeText(w io.Writer) error {
 	}
 	if len(doc.Items) == 0 {
 		_, err := io.WriteString(w, "\nNo API calls matched.\n")
+		if err == nil {
+			err = doc.writeHidden(w)
+		}
 		return err
 	}
 	_, _ = io.WriteString(w, "\n")
@@ -161,5 +196,23 @@ func (doc apiCallList) writeText(w io.Writer) error {
 	} else {
 		_, err = fmt.Fprintf(w, "\n%s matched.\n", count(doc.Matched, "call", "calls"))
 	}
+	if err == nil {
+		err = doc.writeHidden(w)
+	}
+	return err
+}
+
+// writeHidden says how many calls the caller's namespaces left out.
+func (doc apiCallList) writeHidden(w io.Writer) error {
+	if doc.HiddenCalls == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("Not shown: %s on objects you may not read", count(doc.HiddenCalls, "call", "calls"))
+	if note := hiddenNote(doc.HiddenNamespaces); note != "" {
+		msg += ". " + note
+	} else {
+		msg += fmt.Sprintf(" (cluster-scoped objects: %s in every namespace is needed)", podsPermission)
+	}
+	_, err := fmt.Fprintf(w, "%s\n", msg)
 	return err
 }

@@ -333,13 +333,16 @@ func TestSecurityHeaders(t *testing.T) {
 }
 
 // TestPathParams: the namespace and name in a path are checked like query
-// parameters (a namespace is a DNS label, a pod or pod group name a DNS
-// subdomain), and whatever an error body echoes is bounded and escaped.
+// parameters (a namespace is a DNS label, a pod name a DNS subdomain, a pod
+// group name a DNS subdomain of at most 63 characters), and whatever an
+// error body echoes is bounded and escaped.
 func TestPathParams(t *testing.T) {
 	h := NewRouter(fixtureOptions())
 	const (
 		nsRule   = "must be a DNS label: at most 63 characters"
 		nameRule = "must be a DNS subdomain: at most 253 characters"
+		// A pod group's name is a label value too (TestPodGroupNameParams).
+		groupRule = "must be a pod group name: at most 63 characters"
 	)
 	long := strings.Repeat("a", 5000)
 	for _, tc := range []struct {
@@ -374,7 +377,7 @@ func TestPathParams(t *testing.T) {
 		{"/debug/queue/pods/0/9", 404, "pod 0/9 is not in the scheduling queue"},
 		{"/debug/queue/pods/team-a/trainer-0", 200, "Pod:                     team-a/trainer-0\n"},
 		// The same for the per-group placements route.
-		{"/debug/placements/ml/" + long, 400, `invalid podGroup "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...": ` + nameRule},
+		{"/debug/placements/ml/" + long, 400, `invalid podGroup "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...": ` + groupRule},
 		{"/debug/placements/m%1Bl/llama-train", 400, `invalid namespace "m\x1bl": ` + nsRule},
 		{"/debug/placements/ml/Llama", 400, `invalid podGroup "Llama"`},
 		// No route: the path is echoed escaped and cut short.

@@ -44,6 +44,13 @@ type Options struct {
 	// naming the leader: a follower's queue is never scheduled, so showing
 	// it would mislead. Nil: leader election is off.
 	Leadership func() (self, leader string)
+	// Authorize, if set, limits every answer to the namespaces whose pods
+	// the caller may read: a pod, pod group or group's placements of
+	// another namespace gets 403 naming the permission, and the listings
+	// (queue, API calls, placements, victims) leave those namespaces out and
+	// say so. Set it where callers are authenticated (the secure port). Nil:
+	// every caller sees every namespace (the loopback admin listener).
+	Authorize NamespaceAuthorizer
 	// Observer, if set, is told about every request.
 	Observer RequestObserver
 	// Logger receives panics (at Error) and one line per request (at Debug).

@@ -24,6 +24,11 @@ type QueueQuery struct {
 	// pod group, and that plugin among their gating, unschedulable or pending
 	// plugins; empty keeps all.
 	Namespace, PodGroup, Plugin string
+	// Readable, when set, keeps only the pods of the namespaces it accepts:
+	// the others are left out of every count, as if they were not queued.
+	// It is called for every queued pod, under the queue's lock: it must
+	// only look up an answer decided beforehand.
+	Readable func(namespace string) bool
 	// Limit is the page size (at least 1).
 	Limit int
 	// After, when set, starts the page after this key (the last pod of the
@@ -146,6 +151,9 @@ func NewPageSelector[H any](q QueueQuery) *PageSelector[H] {
 
 // Offer considers one pod.
 func (s *PageSelector[H]) Offer(c PageCandidate, handle H) {
+	if s.query.Readable != nil && !s.query.Readable(c.Key.Namespace) {
+		return
+	}
 	qi := queueIndex(c.Queue)
 	s.counts.add(qi)
 	q := &s.query

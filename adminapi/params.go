@@ -101,7 +101,17 @@ const (
 		"starting and ending with a letter or digit"
 	objectNameRule = "must be a DNS subdomain: at most 253 characters, lowercase letters, digits, '-' and '.', " +
 		"each dot-separated part starting and ending with a letter or digit"
+	// podGroupNameRule: a PodGroup's name is a DNS subdomain that is also
+	// a label value, since pods join the group with the label
+	// scheduling.kspatch.io/pod-group=<name> (the CRD refuses a longer one).
+	podGroupNameRule = "must be a pod group name: at most 63 characters, since pods join the group with the label " +
+		"scheduling.kspatch.io/pod-group=<name> and a label value is at most 63 characters; lowercase letters, digits, " +
+		"'-' and '.', each dot-separated part starting and ending with a letter or digit"
 )
+
+// maxPodGroupNameLen is the longest pod group name: a label value's length
+// (validation.LabelValueMaxLength).
+const maxPodGroupNameLen = 63
 
 // isLabelText reports whether s is non-empty, of lowercase letters, digits
 // and '-', and starts and ends with a letter or digit (RFC 1123 label
@@ -142,8 +152,14 @@ func isDNSSubdomain(s string) bool {
 	return true
 }
 
+// isPodGroupName reports whether s can name a PodGroup its pods join: a
+// DNS subdomain of at most 63 characters (a label value's length).
+func isPodGroupName(s string) bool {
+	return len(s) <= maxPodGroupNameLen && isDNSSubdomain(s)
+}
+
 // parseObjectPath returns the {namespace} and the {nameKey} parameters of
-// the request's path, unescaped and checked.
+// the request's path, unescaped and checked; the name is a pod's.
 func parseObjectPath(r *http.Request, nameKey string) (namespace, name string, err error) {
 	namespace, name = urlParam(r, "namespace"), urlParam(r, nameKey)
 	if !isDNSLabel(namespace) {
@@ -151,6 +167,19 @@ func parseObjectPath(r *http.Request, nameKey string) (namespace, name string, e
 	}
 	if !isDNSSubdomain(name) {
 		return "", "", invalid(nameKey, clip(name), objectNameRule)
+	}
+	return namespace, name, nil
+}
+
+// parsePodGroupPath is parseObjectPath for a path that names a pod group:
+// the name must be one pods can join (isPodGroupName).
+func parsePodGroupPath(r *http.Request, nameKey string) (namespace, name string, err error) {
+	namespace, name = urlParam(r, "namespace"), urlParam(r, nameKey)
+	if !isDNSLabel(namespace) {
+		return "", "", invalid("namespace", clip(namespace), namespaceRule)
+	}
+	if !isPodGroupName(name) {
+		return "", "", invalid(nameKey, clip(name), podGroupNameRule)
 	}
 	return namespace, name, nil
 }
@@ -220,7 +249,10 @@ func parseParams(raw string, allowed []string, repeatable ...string) (params, er
 		if n := len(p[kv.key]); n > 1 && !slices.Contains(repeatable, kv.key) {
 			return nil, &paramError{param: kv.key, msg: fmt.Sprintf("query parameter %q is given more than once; give it once", kv.key)}
 		}
-		if len(kv.value) > maxValueLen && kv.key != "continue" {
+		// A continue token and a pod group name have bounds of their own
+		// (maxContinueLen; isPodGroupName's 63), which their checks
+		// report.
+		if len(kv.value) > maxValueLen && kv.key != "continue" && kv.key != "podGroup" {
 			return nil, invalid(kv.key, kv.value[:32]+"...", fmt.Sprintf("must be at most %d bytes long", maxValueLen))
 		}
 	}
@@ -316,6 +348,9 @@ func parseQueueParams(raw string) (queueParams, error) {
 	}
 	if qp.podGroup, err = p.name("podGroup"); err != nil {
 		return queueParams{}, err
+	}
+	if qp.podGroup != "" && !isPodGroupName(qp.podGroup) {
+		return queueParams{}, invalid("podGroup", clip(qp.podGroup), podGroupNameRule)
 	}
 	if qp.plugin, err = p.name("plugin"); err != nil {
 		return queueParams{}, err

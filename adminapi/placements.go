@@ -23,6 +23,10 @@ type placementList struct {
 	Matched   int                     `json:"matched"`
 	Remaining int                     `json:"remaining"`
 	Items     []placementDecisionView `json:"items"`
+	// HiddenNamespaces counts the namespaces of recorded decisions (or of
+	// their victims) the caller may not read: those decisions are not in
+	// Recorded, Matched or Items.
+	HiddenNamespaces int `json:"hiddenNamespaces,omitempty"`
 }
 
 type placementDecisionView struct {
@@ -184,7 +188,7 @@ func (a *api) placements(w http.ResponseWriter, r *http.Request, perGroup bool) 
 	var ns, group string
 	if perGroup {
 		var err error
-		if ns, group, err = parseObjectPath(r, "podGroup"); err != nil {
+		if ns, group, err = parsePodGroupPath(r, "podGroup"); err != nil {
 			badRequest(w, r, err)
 			return
 		}
@@ -192,6 +196,14 @@ func (a *api) placements(w http.ResponseWriter, r *http.Request, perGroup bool) 
 	limit, err := parsePlacementParams(r.URL.RawQuery)
 	if err != nil {
 		badRequest(w, r, err)
+		return
+	}
+	if perGroup && !a.authorizeNamespace(w, r, ns) {
+		return
+	}
+	x, err := a.accessFor(r)
+	if err != nil {
+		a.authorizationError(w, r, err)
 		return
 	}
 	snap, err := fetch(a, r, a.opts.Placements.PlacementSnapshot)
@@ -209,16 +221,28 @@ func (a *api) placements(w http.ResponseWriter, r *http.Request, perGroup bool) 
 		Recorded:   len(snap.Decisions),
 		Items:      []placementDecisionView{},
 	}
+	x.prefetch(decisionNamespaces(snap.Decisions, ns, perGroup))
 	for i := range snap.Decisions {
 		d := &snap.Decisions[i]
+		// A restricted caller counts only what it may read: on a group's
+		// route, that namespace's decisions (asking about no other).
+		if !x.all && ((perGroup && d.Namespace != ns) || (!perGroup && !x.may(d.Namespace))) {
+			doc.Recorded--
+			continue
+		}
 		if group != "" && (d.Namespace != ns || d.PodGroup != group) {
 			continue
 		}
 		doc.Matched++
 		if len(doc.Items) < limit {
-			doc.Items = append(doc.Items, newPlacementDecisionView(d, snap.TakenAt))
+			doc.Items = append(doc.Items, newPlacementDecisionView(readableDecision(d, x), snap.TakenAt))
 		}
 	}
+	if x.err != nil {
+		a.authorizationError(w, r, x.err)
+		return
+	}
+	doc.HiddenNamespaces = x.hiddenNamespaces()
 	doc.Remaining = doc.Matched - len(doc.Items)
 	if group != "" && doc.Matched == 0 {
 		writeError(w, r, http.StatusNotFound, fmt.Sprintf(
@@ -382,6 +406,18 @@ func (doc placementList) footer(w io.Writer) error {
 
 // writeTable writes one line per decision (the list of all groups).
 func (doc placementList) writeTable(w io.Writer) error {
+	if err := doc.writeRows(w); err != nil {
+		return err
+	}
+	if note := hiddenNote(doc.HiddenNamespaces); note != "" {
+		_, err := fmt.Fprintf(w, "%s\n", note)
+		return err
+	}
+	return nil
+}
+
+// writeRows writes the table of writeTable.
+func (doc placementList) writeRows(w io.Writer) error {
 	if len(doc.Items) == 0 {
 		_, err := io.WriteString(w, "No placement decisions recorded.\n")
 		return err
@@ -724,4 +760,30 @@ func (p *preemptionView) mark(placement string) string {
 		return placement + " *"
 	}
 	return placement
+}
+
+// decisionNamespaces lists the namespaces a placements answer asks about:
+// the decisions' (only ns on a group's route) and their victims'.
+func decisionNamespaces(decisions []PlacementDecision, ns string, perGroup bool) []string {
+	var out []string
+	for i := range decisions {
+		d := &decisions[i]
+		if perGroup && d.Namespace != ns {
+			continue
+		}
+		out = append(out, d.Namespace)
+		if p := d.Preemption; p != nil {
+			for _, v := range p.Victims {
+				vns, _, _ := strings.Cut(v.Pod, "/")
+				out = append(out, vns)
+			}
+			for _, c := range p.Candidates {
+				for _, v := range c.Victims {
+					vns, _, _ := strings.Cut(v.Pod, "/")
+					out = append(out, vns)
+				}
+			}
+		}
+	}
+	return out
 }

@@ -167,7 +167,7 @@ func (a *api) getPodGroup(w http.ResponseWriter, r *http.Request) {
 		notImplemented(w, r, "pod groups are not available: the GangScheduling feature gate is disabled or not in this build")
 		return
 	}
-	ns, name, err := parseObjectPath(r, "name")
+	ns, name, err := parsePodGroupPath(r, "name")
 	if err != nil {
 		badRequest(w, r, err)
 		return
@@ -175,6 +175,9 @@ func (a *api) getPodGroup(w http.ResponseWriter, r *http.Request) {
 	gp, err := parsePodGroupParams(r.URL.RawQuery)
 	if err != nil {
 		badRequest(w, r, err)
+		return
+	}
+	if !a.authorizeNamespace(w, r, ns) {
 		return
 	}
 	detail, err := fetch(a, r, func(ctx context.Context) (*PodGroupDetail, error) {
@@ -194,7 +197,7 @@ func (a *api) getPodGroup(w http.ResponseWriter, r *http.Request) {
 			limit = min(queueLimitMax, max(limit, len(detail.Members)))
 		}
 		qp := queueParams{namespace: ns, podGroup: name, limit: limit}
-		if page, err = fetch(a, r, func(ctx context.Context) (*QueuePage, error) { return queuePage(ctx, a.opts.Queue, qp) }); err != nil {
+		if page, err = fetch(a, r, func(ctx context.Context) (*QueuePage, error) { return queuePage(ctx, a.opts.Queue, qp.query()) }); err != nil {
 			a.sourceError(w, r, "the scheduling queue", err)
 			return
 		}
@@ -209,7 +212,7 @@ func (a *api) getPodGroup(w http.ResponseWriter, r *http.Request) {
 		if snap != nil {
 			for i := range snap.Decisions {
 				if d := &snap.Decisions[i]; d.Namespace == ns && d.PodGroup == name {
-					last = d
+					last = d // the group's page shows no victims
 					break
 				}
 			}

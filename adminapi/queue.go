@@ -34,6 +34,9 @@ type queueList struct {
 	// the groups beyond MaxQueueGroups.
 	Groups        []queueGroupView `json:"groups"`
 	GroupsOmitted int              `json:"groupsOmitted,omitempty"`
+	// HiddenNamespaces counts the namespaces with queued pods that the
+	// caller may not read: their pods are in no count, item or group above.
+	HiddenNamespaces int `json:"hiddenNamespaces,omitempty"`
 }
 
 // queueGroupView is one pod group of a QueueList: its queued pods per
@@ -151,8 +154,30 @@ func (a *api) listQueue(w http.ResponseWriter, r *http.Request) {
 		badRequest(w, r, err)
 		return
 	}
+	x, err := a.accessFor(r)
+	if err != nil {
+		a.authorizationError(w, r, err)
+		return
+	}
+	if qp.namespace != "" && !x.may(qp.namespace) {
+		if x.err != nil {
+			a.authorizationError(w, r, x.err)
+			return
+		}
+		writeError(w, r, http.StatusForbidden, forbiddenMessage(qp.namespace))
+		return
+	}
+	q := qp.query()
+	if err := a.readableNamespaces(r, &q, x); err != nil {
+		a.sourceError(w, r, "the scheduling queue", err)
+		return
+	}
+	if x.err != nil {
+		a.authorizationError(w, r, x.err)
+		return
+	}
 	page, err := fetch(a, r, func(ctx context.Context) (*QueuePage, error) {
-		return queuePage(ctx, a.opts.Queue, qp)
+		return queuePage(ctx, a.opts.Queue, q)
 	})
 	if err != nil {
 		a.sourceError(w, r, "the scheduling queue", err)
@@ -160,17 +185,18 @@ func (a *api) listQueue(w http.ResponseWriter, r *http.Request) {
 	}
 	c := page.Counts
 	doc := queueList{
-		APIVersion:      APIVersion,
-		Kind:            "QueueList",
-		TakenAt:         utc(page.TakenAt),
-		Leader:          a.leader(),
-		SchedulingCycle: page.SchedulingCycle,
-		Summary:         newQueueSummary(c),
-		Matched:         page.Matched,
-		Remaining:       page.Remaining,
-		Items:           make([]queuedPodView, len(page.Pods)),
-		Groups:          make([]queueGroupView, len(page.Groups)),
-		GroupsOmitted:   page.GroupsOmitted,
+		APIVersion:       APIVersion,
+		Kind:             "QueueList",
+		TakenAt:          utc(page.TakenAt),
+		Leader:           a.leader(),
+		SchedulingCycle:  page.SchedulingCycle,
+		Summary:          newQueueSummary(c),
+		Matched:          page.Matched,
+		Remaining:        page.Remaining,
+		Items:            make([]queuedPodView, len(page.Pods)),
+		Groups:           make([]queueGroupView, len(page.Groups)),
+		GroupsOmitted:    page.GroupsOmitted,
+		HiddenNamespaces: x.hiddenNamespaces(),
 	}
 	for i, g := range page.Groups {
 		doc.Groups[i] = queueGroupView{Namespace: g.Namespace, PodGroup: g.Name, State: groupState(g.Counts), Counts: newQueueSummary(g.Counts)}
@@ -191,9 +217,9 @@ func (a *api) listQueue(w http.ResponseWriter, r *http.Request) {
 
 // queuePage asks src for the page qp describes: from the source itself when
 // it is a QueuePager, else by selecting it from a snapshot of the whole queue.
-func queuePage(ctx context.Context, src QueueSource, qp queueParams) (*QueuePage, error) {
+func queuePage(ctx context.Context, src QueueSource, q QueueQuery) (*QueuePage, error) {
 	if pager, ok := src.(QueuePager); ok {
-		page, err := pager.QueuePage(ctx, qp.query())
+		page, err := pager.QueuePage(ctx, q)
 		if page == nil && err == nil {
 			page = &QueuePage{}
 		}
@@ -206,7 +232,7 @@ func queuePage(ctx context.Context, src QueueSource, qp queueParams) (*QueuePage
 	if snap == nil {
 		snap = &QueueSnapshot{}
 	}
-	return selectQueuePage(snap, qp.query()), nil
+	return selectQueuePage(snap, q), nil
 }
 
 func (a *api) getQueuedPod(w http.ResponseWriter, r *http.Request) {
@@ -221,6 +247,9 @@ func (a *api) getQueuedPod(w http.ResponseWriter, r *http.Request) {
 	}
 	if err := parseOutputOnly(r.URL.RawQuery); err != nil {
 		badRequest(w, r, err)
+		return
+	}
+	if !a.authorizeNamespace(w, r, ns) {
 		return
 	}
 	d, err := fetch(a, r, func(ctx context.Context) (*QueuedPodDetail, error) {
@@ -485,6 +514,9 @@ func (doc queueList) writeText(w io.Writer) error {
 	}
 	if len(doc.Items) == 0 {
 		_, err := fmt.Fprintf(w, "\nNo queued pods matched.\n")
+		if note := hiddenNote(doc.HiddenNamespaces); note != "" && err == nil {
+			_, err = fmt.Fprintf(w, "%s\n", note)
+		}
 		return err
 	}
 	if len(doc.Groups) > 0 {
@@ -521,6 +553,9 @@ func (doc queueList) writeText(w io.Writer) error {
 			count(doc.Matched, "pod", "pods"), len(doc.Items), doc.Remaining, doc.Continue)
 	} else {
 		_, err = fmt.Fprintf(w, "\n%s matched; showing %d.\n", count(doc.Matched, "pod", "pods"), len(doc.Items))
+	}
+	if note := hiddenNote(doc.HiddenNamespaces); note != "" && err == nil {
+		_, err = fmt.Fprintf(w, "%s\n", note)
 	}
 	return err
 }

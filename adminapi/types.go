@@ -358,7 +358,9 @@ type Victim struct {
 	// Priority is the pod's priority.
 	Priority int32
 	// PodGroup names the victim's pod group (in the victim's namespace)
-	// when it is preempted with all of its group's pods; empty otherwise.
+	// when it is a member of one: preempted with all of its group's pods
+	// (disruptionMode PodGroup) or on its own (disruptionMode Pod); empty
+	// for a pod without a group.
 	PodGroup string
 }
 

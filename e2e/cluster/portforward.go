@@ -7,6 +7,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -118,4 +119,20 @@ func (c *Cluster) ExposeScheduler(ctx context.Context, rbac bool) error {
 		return nil
 	}
 	return c.applyAll(ctx, filepath.Join(c.opts.DeployDir, DebugRBACManifest))
+}
+
+// GrantDebuggersView binds the built-in ClusterRole view to DebugGroup in
+// namespace: the kspatch admin API shows a namespace's pods only to users
+// who may get pods there, and the debugger role of debug-rbac.yaml grants
+// no namespace.
+func (c *Cluster) GrantDebuggersView(ctx context.Context, namespace string) error {
+	_, err := c.Client.RbacV1().RoleBindings(namespace).Create(ctx, &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: "kspatch-debuggers-view"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "view"},
+		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.GroupKind, Name: DebugGroup}},
+	}, metav1.CreateOptions{})
+	if apierrors.IsAlreadyExists(err) {
+		return nil
+	}
+	return err
 }

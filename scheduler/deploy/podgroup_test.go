@@ -587,14 +587,23 @@ func TestPodGroupCRDTopologyLevelsMatchScheduler(t *testing.T) {
 
 // withDisruptionMode returns a basic group's spec with disruptionMode set
 // to mode, or without the field when mode is "" (what a Go client sends:
-// the field is omitempty).
+// the field is omitempty); sentEmpty sends the field as "".
 func withDisruptionMode(mode string) map[string]any {
 	spec := map[string]any{"schedulingPolicy": map[string]any{"basic": map[string]any{}}}
-	if mode != "" {
+	switch mode {
+	case "":
+	case sentEmpty:
+		spec["disruptionMode"] = ""
+	default:
 		spec["disruptionMode"] = mode
 	}
 	return spec
 }
+
+// sentEmpty stands, in the disruptionMode cases, for the field sent as the
+// empty string (kubectl apply of a manifest with disruptionMode: "", or any
+// client that does not leave empty fields out).
+const sentEmpty = `""`
 
 // TestPodGroupCRDDisruptionMode runs the CRD's validation on creates and
 // updates of spec.disruptionMode and checks every message the API server
@@ -618,8 +627,12 @@ func TestPodGroupCRDDisruptionMode(t *testing.T) {
 			{"Pod", "Pod", nil, "Pod"},
 			{"PodGroup", "PodGroup", nil, "PodGroup"},
 			{"missing: defaulted to Pod", "", nil, "Pod"},
-			{"All", "All", []string{`spec.disruptionMode: Unsupported value: "All": supported values: "Pod", "PodGroup"`, skipped}, ""},
-			{"lower-case pod", "pod", []string{`spec.disruptionMode: Unsupported value: "pod": supported values: "Pod", "PodGroup"`, skipped}, ""},
+			// docs/preemption.md: an empty mode is Pod, as in Go
+			// (PodGroupSpec.DisruptedWhole). The default fills in a
+			// missing field only: "" is stored as sent, and read as Pod.
+			{"sent empty: accepted, stored as sent", sentEmpty, nil, ""},
+			{"All", "All", []string{`spec.disruptionMode: Unsupported value: "All": supported values: "", "Pod", "PodGroup"`, skipped}, ""},
+			{"lower-case pod", "pod", []string{`spec.disruptionMode: Unsupported value: "pod": supported values: "", "Pod", "PodGroup"`, skipped}, ""},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				obj := podGroupObject("train", withDisruptionMode(tc.mode))
@@ -629,14 +642,6 @@ func TestPodGroupCRDDisruptionMode(t *testing.T) {
 				}
 			})
 		}
-		// A client that sends the field empty (no Go client does: it is
-		// omitempty) is refused; the default fills in a missing field only.
-		t.Run("explicit empty string", func(t *testing.T) {
-			spec := withDisruptionMode("")
-			spec["disruptionMode"] = ""
-			checkErrors(t, validate(podGroupObject("train", spec)),
-				[]string{`spec.disruptionMode: Unsupported value: "": supported values: "Pod", "PodGroup"`, skipped})
-		})
 	})
 	t.Run("update", func(t *testing.T) {
 		validate := crdUpdateValidator(t)
@@ -655,7 +660,12 @@ func TestPodGroupCRDDisruptionMode(t *testing.T) {
 			{"stored without the field, updated with PodGroup", "", "PodGroup", []string{specImmutable, immutable}},
 			// Leaving the field out of an update is asking for the default.
 			{"PodGroup, updated without the field", "PodGroup", "", []string{specImmutable, immutable}},
-			{"Pod to All", "Pod", "All", []string{`spec.disruptionMode: Unsupported value: "All": supported values: "Pod", "PodGroup"`, skipped}},
+			{"Pod to All", "Pod", "All", []string{`spec.disruptionMode: Unsupported value: "All": supported values: "", "Pod", "PodGroup"`, skipped}},
+			{"sent empty, unchanged", sentEmpty, sentEmpty, nil},
+			// Stored as "", it stays "": like any change of spec, even
+			// to the Pod it means.
+			{"sent empty to PodGroup", sentEmpty, "PodGroup", []string{specImmutable, immutable}},
+			{"sent empty to Pod", sentEmpty, "Pod", []string{specImmutable, immutable}},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				old := podGroupObject("train", withDisruptionMode(tc.old))
@@ -678,23 +688,42 @@ func checkErrors(t *testing.T, errs field.ErrorList, want []string) {
 
 // TestPodGroupCRDDisruptionModeMatchesScheduler: the CRD accepts a
 // disruptionMode exactly when the scheduler's own check (podgroup.Validate)
-// does. The PodGroup goes to the CRD as a Go client sends it, so the empty
-// mode is a missing field.
+// does, sent as a Go client sends it (the empty mode is a missing field) or
+// with the field always sent (the empty mode is ""); and what the API
+// server stores means to the scheduler what was sent (an empty mode: Pod).
 func TestPodGroupCRDDisruptionModeMatchesScheduler(t *testing.T) {
 	validate := crdValidator(t)
 	for _, mode := range []pgv1alpha1.DisruptionMode{"", pgv1alpha1.DisruptionModePod, pgv1alpha1.DisruptionModePodGroup, "All", "pod"} {
-		pg := &pgv1alpha1.PodGroup{Spec: pgv1alpha1.PodGroupSpec{
-			SchedulingPolicy: pgv1alpha1.PodGroupSchedulingPolicy{Gang: &pgv1alpha1.GangSchedulingPolicy{MinCount: 2}},
-			DisruptionMode:   mode,
-		}}
-		spec, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&pg.Spec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		schedulerErr := podgroup.Validate(pg)
-		crdErrs := validate(podGroupObject("train", spec))
-		if (schedulerErr == nil) != (len(crdErrs) == 0) {
-			t.Errorf("disruptionMode %q: the scheduler says %v, the CRD %v", mode, schedulerErr, crdErrs.ToAggregate())
+		for _, sendEmpty := range []bool{false, true} {
+			pg := &pgv1alpha1.PodGroup{Spec: pgv1alpha1.PodGroupSpec{
+				SchedulingPolicy: pgv1alpha1.PodGroupSchedulingPolicy{Gang: &pgv1alpha1.GangSchedulingPolicy{MinCount: 2}},
+				DisruptionMode:   mode,
+			}}
+			spec, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&pg.Spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sendEmpty {
+				spec["disruptionMode"] = string(mode)
+			}
+			schedulerErr := podgroup.Validate(pg)
+			obj := podGroupObject("train", spec)
+			crdErrs := validate(obj)
+			if (schedulerErr == nil) != (len(crdErrs) == 0) {
+				t.Errorf("disruptionMode %q (field always sent: %v): the scheduler says %v, the CRD %v", mode, sendEmpty, schedulerErr, crdErrs.ToAggregate())
+				continue
+			}
+			if len(crdErrs) > 0 {
+				continue
+			}
+			var stored pgv1alpha1.PodGroupSpec
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj["spec"].(map[string]any), &stored); err != nil {
+				t.Fatal(err)
+			}
+			if stored.DisruptedWhole() != pg.Spec.DisruptedWhole() {
+				t.Errorf("disruptionMode %q (field always sent: %v): stored as %q, which the scheduler reads as preempted whole %v, want %v",
+					mode, sendEmpty, stored.DisruptionMode, stored.DisruptedWhole(), pg.Spec.DisruptedWhole())
+			}
 		}
 	}
 }
@@ -826,6 +855,12 @@ func compareSchema(errorf func(format string, args ...any), path string, typ ref
 				errorf("%s: enum value %s is not a string", path, e.Raw)
 			}
 			schemaValues = append(schemaValues, v)
+		}
+		// The API server stores a sent "" as is (a default fills in a
+		// missing field only), and Go reads an empty value as the
+		// default: the enum may list "" for a field with a default.
+		if i := slices.Index(schemaValues, ""); i >= 0 && s.Default != nil {
+			schemaValues = slices.Delete(schemaValues, i, i+1)
 		}
 		slices.Sort(goValues)
 		slices.Sort(schemaValues)
@@ -973,6 +1008,9 @@ func TestCompareSchemaCatchesDrift(t *testing.T) {
 				dm.Enum = append(slices.Clone(dm.Enum), apiextv1.JSON{Raw: []byte(`"All"`)})
 			})
 		}, `PodGroup.spec.disruptionMode: schema enum ["All" "Pod" "PodGroup"], Go constants of type v1alpha1.DisruptionMode ["Pod" "PodGroup"]`},
+		{"an empty disruption mode without a default to mean", func(spec, _ map[string]apiextv1.JSONSchemaProps) {
+			withProperty(spec, "disruptionMode", func(dm *apiextv1.JSONSchemaProps) { dm.Default = nil })
+		}, `PodGroup.spec.disruptionMode: schema enum ["" "Pod" "PodGroup"], Go constants of type v1alpha1.DisruptionMode ["Pod" "PodGroup"]`},
 		{"a default that is not a disruption mode", func(spec, _ map[string]apiextv1.JSONSchemaProps) {
 			withProperty(spec, "disruptionMode", func(dm *apiextv1.JSONSchemaProps) { dm.Default = &apiextv1.JSON{Raw: []byte(`"Never"`)} })
 		}, `PodGroup.spec.disruptionMode: default "Never" is not one of the Go constants ["Pod" "PodGroup"]`},

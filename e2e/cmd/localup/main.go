@@ -138,6 +138,11 @@ func run(ctx context.Context, opts cluster.Options, nodes cluster.NodeSpec, demo
 		if err := loadDemo(ctx, c, nodes, opts.FeatureGates); err != nil {
 			return err
 		}
+		// The debug user sees the demo: the admin API shows a namespace
+		// only to users who may get its pods.
+		if err := c.GrantDebuggersView(ctx, "demo"); err != nil {
+			return err
+		}
 	}
 	promURL := ""
 	if prometheus != "" {
@@ -201,7 +206,8 @@ callers, e.g. this run's admin:
 	fmt.Fprintf(w, `
 kubectl kspatch (make build) asks the same API from a workstation, through a
 port-forward to the scheduler pod, as a user with only a kubeconfig and the
-RBAC of scheduler/deploy/debug-rbac.yaml (this run's user %s):
+RBAC of scheduler/deploy/debug-rbac.yaml and view in namespace demo (this
+run's user %s; it sees no other namespace's pods):
   KUBECONFIG=%s %s why podgroup/too-big -n demo
   KUBECONFIG=%s %s why podgroup/rack-train -n demo
   KUBECONFIG=%s %s queue

@@ -40,8 +40,8 @@ type adminOptions struct {
 }
 
 func (o *adminOptions) addFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&o.Address, "admin-address", o.Address, "The IP address the kspatch admin API (/debug/queue, /debug/apicalls, /debug/placements, pprof) listens on, without authentication: keep it on loopback. The same routes are served behind authentication and authorization on the secure port under /debug/kspatch/.")
-	fs.IntVar(&o.Port, "admin-port", o.Port, "The port of the kspatch admin API; 0 disables its own listener (the secure-port routes stay).")
+	fs.StringVar(&o.Address, "admin-address", o.Address, "The IP address of the kspatch admin API's own listener (/debug/queue, /debug/apicalls, /debug/placements, pprof), which has no authentication and shows every namespace: keep it on loopback. The same routes are served on the secure port under /debug/kspatch/, behind authentication and authorization, each caller seeing only the namespaces whose pods it may get.")
+	fs.IntVar(&o.Port, "admin-port", o.Port, "The port of the kspatch admin API's own listener; 0 (the default) disables it. Any local process, host-network pods included, can read it: turn it on only where that is acceptable (a local test cluster, a pod's own network namespace). The secure-port routes are always served.")
 }
 
 func (o *adminOptions) validate() error {
@@ -58,7 +58,10 @@ func (o *adminOptions) validate() error {
 // API's flags added and the admin API started with the scheduler.
 func newSchedulerCommand() *cobra.Command {
 	opts := options.NewOptions()
-	adminOpts := &adminOptions{Address: "127.0.0.1", Port: 10261}
+	// The unauthenticated listener is off unless asked for (#44): a drop-in
+	// image in a host-network static pod would otherwise show every
+	// namespace's pods to every process on the node.
+	adminOpts := &adminOptions{Address: "127.0.0.1", Port: 0}
 
 	cmd := &cobra.Command{
 		Use: "kube-scheduler",
@@ -173,8 +176,12 @@ func runScheduler(cmd *cobra.Command, opts *options.Options, adminOpts *adminOpt
 			_ = srv.Shutdown(shutdownCtx)
 		}()
 	}
+	// On the secure port the callers are authenticated: each sees only the
+	// namespaces whose pods it may get (docs/admin-api.md, threat model).
+	secureAPI := adminAPI
+	secureAPI.Authorize = admin.NewPodReadAuthorizer(cc.Authorization.Authorizer).CanReadPods
 	return app.Run(ctx, cc, sched,
-		app.WithSecureHandler(securePrefix, onSecurePort(adminapi.NewRouter(adminAPI))),
+		app.WithSecureHandler(securePrefix, onSecurePort(adminapi.NewRouter(secureAPI))),
 		app.WithLeaderStatus(func(f func() bool) {
 			isLeader.Store(&f)
 			admin.SetLeading(f)

@@ -13,8 +13,8 @@ func TestAdminOptionsValidate(t *testing.T) {
 		opts    adminOptions
 		wantErr string
 	}{
-		{name: "defaults", opts: adminOptions{Address: "127.0.0.1", Port: 10261}},
-		{name: "disabled", opts: adminOptions{Address: "127.0.0.1", Port: 0}},
+		{name: "defaults (listener off)", opts: adminOptions{Address: "127.0.0.1", Port: 0}},
+		{name: "loopback listener", opts: adminOptions{Address: "127.0.0.1", Port: 10261}},
 		{name: "ipv6 loopback", opts: adminOptions{Address: "::1", Port: 10261}},
 		{name: "host name", opts: adminOptions{Address: "localhost", Port: 10261}, wantErr: `invalid --admin-address "localhost"`},
 		{name: "negative port", opts: adminOptions{Address: "127.0.0.1", Port: -1}, wantErr: "invalid --admin-port -1"},
@@ -34,7 +34,8 @@ func TestAdminOptionsValidate(t *testing.T) {
 
 func TestAdminFlagsRegistered(t *testing.T) {
 	cmd := newSchedulerCommand()
-	for name, want := range map[string]string{"admin-address": "127.0.0.1", "admin-port": "10261"} {
+	// The unauthenticated listener is off unless asked for (#44).
+	for name, want := range map[string]string{"admin-address": "127.0.0.1", "admin-port": "0"} {
 		f := cmd.Flags().Lookup(name)
 		if f == nil {
 			t.Fatalf("flag --%s is missing", name)

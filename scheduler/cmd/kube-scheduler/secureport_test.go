@@ -102,8 +102,12 @@ func TestSecurePortAdminRoutes(t *testing.T) {
 }
 
 // The tokens of the API server startAPIServer starts: an admin
-// (system:masters) and a user without any permission.
-const adminToken, nobodyToken = "kspatch-admin-token", "kspatch-nobody-token"
+// (system:masters), a user without any permission, and alice and bob, who
+// get permissions in TestSecurePortNamespaces.
+const (
+	adminToken, nobodyToken = "kspatch-admin-token", "kspatch-nobody-token"
+	aliceToken, bobToken    = "kspatch-alice-token", "kspatch-bob-token"
+)
 
 // startAPIServer starts etcd (from make tools) and an API server with token
 // authentication and RBAC, and returns the path of an admin kubeconfig. The
@@ -120,7 +124,7 @@ func startAPIServer(t *testing.T) string {
 
 	dir := t.TempDir()
 	tokenFile := filepath.Join(dir, "tokens.csv")
-	writeFile(t, tokenFile, fmt.Sprintf("%s,admin,1,\"system:masters\"\n%s,nobody,2\n", adminToken, nobodyToken))
+	writeFile(t, tokenFile, fmt.Sprintf("%s,admin,1,\"system:masters\"\n%s,nobody,2\n%s,alice,3\n%s,bob,4\n", adminToken, nobodyToken, aliceToken, bobToken))
 	apiserver := kubeapiservertesting.StartTestServerOrDie(t, nil, []string{
 		"--token-auth-file", tokenFile,
 		"--authorization-mode", "RBAC",

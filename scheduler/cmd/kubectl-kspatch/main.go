@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/util/validation"
 )
 
 const usage = `kubectl kspatch: read the kspatch scheduler's admin API.
@@ -36,8 +37,21 @@ Usage:
   kubectl kspatch apicalls [-o text|json]
 
 The scheduler is reached through a port-forward to its pod, with the
-credentials of your kubeconfig. Flags:
+credentials of your kubeconfig. You see the pods of the namespaces where
+you may get pods; the others are left out, and the output says so.
+
+Exit status: 0 the answer was printed; 1 the cluster, the scheduler or its
+admin API refused or failed (the message says which and what to do);
+2 a usage error (unknown command, flag, argument or output format).
+
+Flags:
 `
+
+// Exit statuses (documented in usage).
+const (
+	exitFailed = 1
+	exitUsage  = 2
+)
 
 // options are the command line: the request and how to reach the scheduler.
 type options struct {
@@ -81,7 +95,47 @@ func parse(argv []string, stderr io.Writer) (*options, error) {
 	if o.schedulerPort < 1 || o.schedulerPort > 65535 {
 		return nil, fmt.Errorf("--scheduler-port %d: not a port", o.schedulerPort)
 	}
+	// The command and its arguments are usage too: checked here, so that
+	// every usage error exits 2.
+	if _, err := route(o.args, "default", o.namespaceSet); err != nil {
+		return nil, err
+	}
+	if o.timeout <= 0 {
+		return nil, fmt.Errorf("--request-timeout %s: must be positive", o.timeout)
+	}
+	if o.namespaceSet {
+		if errs := validation.IsDNS1123Label(o.namespace); len(errs) > 0 {
+			return nil, fmt.Errorf("-n %q: not a namespace name: %s", o.namespace, strings.Join(errs, "; "))
+		}
+	}
+	if err := validateName(o.args); err != nil {
+		return nil, err
+	}
 	return o, nil
+}
+
+// validateName checks the NAME of why pod/NAME (a pod name, a DNS
+// subdomain) or why podgroup/NAME (a label value, since members name their
+// group in a label: at most 63 characters), after route accepted the rest.
+func validateName(args []string) error {
+	if len(args) != 2 || args[0] != "why" {
+		return nil
+	}
+	kind, name, _ := strings.Cut(args[1], "/")
+	var errs []string
+	switch strings.ToLower(kind) {
+	case "pod", "pods", "po":
+		errs = validation.IsDNS1123Subdomain(name)
+	default:
+		errs = validation.IsDNS1123Subdomain(name)
+		if len(name) > validation.LabelValueMaxLength {
+			errs = append(errs, fmt.Sprintf("must be no more than %d characters (pods name their group in a label value)", validation.LabelValueMaxLength))
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("why %q: not a %s name: %s", args[1], strings.ToLower(kind), strings.Join(errs, "; "))
+	}
+	return nil
 }
 
 // route returns the admin API path (below /debug/kspatch) the arguments ask
@@ -130,12 +184,12 @@ func main() {
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "error:", err)
-		os.Exit(2)
+		os.Exit(exitUsage)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), o.timeout)
 	defer cancel()
 	if err := run(ctx, o, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "error:", err)
-		os.Exit(1)
+		os.Exit(exitFailed)
 	}
 }

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"errors"
 	"io"
 	"strings"
 	"testing"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 )
 
@@ -77,5 +80,55 @@ func TestLeaderNode(t *testing.T) {
 		if got := leaderNode(lease); got != want {
 			t.Errorf("leaderNode(%q) = %q, want %q", holder, got, want)
 		}
+	}
+}
+
+// TestUsageErrors: every usage error is found by parse (exit status 2),
+// the command's arguments included.
+func TestUsageErrors(t *testing.T) {
+	for _, args := range []string{"", "why", "why deployment/web", "why pod/a/b", "queue extra", "nodes", "queue -o yaml", "queue --bogus"} {
+		if _, err := parse(strings.Fields(args), io.Discard); err == nil {
+			t.Errorf("parse %q: no error, want a usage error", args)
+		}
+	}
+}
+
+// TestNotAnswered: a request through the port-forward that got no answer
+// says which port was tried, that nothing answered there, and which port
+// the pod's command line names.
+func TestNotAnswered(t *testing.T) {
+	pod := func(cmd ...string) *v1.Pod {
+		return &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "kube-scheduler-cp-0"},
+			Spec: v1.PodSpec{Containers: []v1.Container{{Name: "kube-scheduler", Command: cmd}}}}
+	}
+	refused := errors.New("an error occurred forwarding 40123 -> 10258: dial tcp4 127.0.0.1:10258: connect: connection refused")
+	for _, tc := range []struct {
+		name       string
+		pod        *v1.Pod
+		port       int
+		forwardErr error
+		err        error
+		want       []string
+	}{
+		{name: "wrong port, the pod names the right one", pod: pod("kube-scheduler", "--secure-port=10300"), port: 10258, forwardErr: refused, err: io.EOF,
+			want: []string{"nothing answered on port 10258 of pod kube-system/kube-scheduler-cp-0", "connection refused", "try --scheduler-port 10300"}},
+		{name: "wrong port, the pod sets none", pod: pod("kube-scheduler", "--leader-elect=true"), port: 10258, err: io.EOF,
+			want: []string{"nothing answered on port 10258", "closed without an answer", "try --scheduler-port 10259"}},
+		{name: "separate flag value", pod: pod("kube-scheduler", "--secure-port", "10400"), port: 10259, err: io.EOF,
+			want: []string{"try --scheduler-port 10400"}},
+		{name: "the right port, nothing there", pod: pod("kube-scheduler", "--secure-port=10259"), port: 10259, err: io.ErrUnexpectedEOF,
+			want: []string{"sets --secure-port=10259: is the scheduler running?"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := notAnswered(tc.pod, tc.port, tc.forwardErr, tc.err).Error()
+			for _, w := range tc.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("message lacks %q:\n%s", w, got)
+				}
+			}
+			if strings.HasSuffix(strings.TrimSpace(got), "EOF") {
+				t.Errorf("message ends in a bare EOF:\n%s", got)
+			}
+		})
 	}
 }

@@ -83,12 +83,16 @@ func run(ctx context.Context, o *options, out io.Writer) error {
 	where := fmt.Sprintf("pod %s/%s port %d", pod.Namespace, pod.Name, o.schedulerPort)
 	code, body, err := get(ctx, httpClient, sc.Host+prefix+path)
 	if err != nil {
-		return fmt.Errorf("GET %s%s on %s: %w", prefix, path, where, err)
+		return notAnswered(pod, o.schedulerPort, forwardErrors.last(), err)
 	}
 	switch {
 	case code == http.StatusOK:
 		_, err = out.Write(body)
 		return err
+	case code == http.StatusForbidden && strings.Contains(string(body), namespaceRefusal):
+		// The admin API's own refusal: the route is allowed, the namespace
+		// is not. Its message names the permission.
+		return errors.New(strings.TrimSpace(string(body)))
 	case code == http.StatusUnauthorized || code == http.StatusForbidden:
 		return fmt.Errorf("the scheduler (%s) refused GET %s%s: HTTP %d: %s\nYour user needs get on the non-resource URL %s/* (the ClusterRole kspatch:debug-reader in scheduler/deploy/debug-rbac.yaml)",
 			where, prefix, path, code, strings.TrimSpace(string(body)), prefix)
@@ -123,6 +127,9 @@ func get(ctx context.Context, c *http.Client, u string) (int, []byte, error) {
 func schedulerPod(ctx context.Context, client kubernetes.Interface, o *options) (*v1.Pod, error) {
 	if o.schedulerPod != "" {
 		pod, err := client.CoreV1().Pods(o.schedulerNamespace).Get(ctx, o.schedulerPod, metav1.GetOptions{})
+		if apierrors.IsForbidden(err) {
+			return nil, fmt.Errorf("getting the scheduler pod %s/%s: %w\nYour user needs get on pods in %s: %s", o.schedulerNamespace, o.schedulerPod, err, o.schedulerNamespace, grantPortForward(o.schedulerNamespace))
+		}
 		if err != nil {
 			return nil, fmt.Errorf("getting the scheduler pod %s/%s: %w", o.schedulerNamespace, o.schedulerPod, err)
 		}
@@ -130,6 +137,9 @@ func schedulerPod(ctx context.Context, client kubernetes.Interface, o *options) 
 	}
 	pods, err := client.CoreV1().Pods(o.schedulerNamespace).List(ctx, metav1.ListOptions{LabelSelector: o.schedulerSelector})
 	if err != nil {
+		if apierrors.IsForbidden(err) {
+			return nil, fmt.Errorf("listing the kube-scheduler pods (%s in %s): %w\nYour user needs list on pods in %s: %s", o.schedulerSelector, o.schedulerNamespace, err, o.schedulerNamespace, grantPortForward(o.schedulerNamespace))
+		}
 		return nil, fmt.Errorf("listing the kube-scheduler pods (%s in %s): %w", o.schedulerSelector, o.schedulerNamespace, err)
 	}
 	var running []*v1.Pod
@@ -190,7 +200,7 @@ func forward(ctx context.Context, cfg *rest.Config, client kubernetes.Interface,
 	case <-readyCh:
 	case err := <-done:
 		if apierrors.IsForbidden(err) || strings.Contains(fmt.Sprint(err), "forbidden") {
-			return 0, nil, fmt.Errorf("port-forward to %s/%s refused: %w\nYour user needs create on pods/portforward in %s (the ClusterRole kspatch:debug-portforward in scheduler/deploy/debug-rbac.yaml)", pod.Namespace, pod.Name, err, pod.Namespace)
+			return 0, nil, fmt.Errorf("port-forward to %s/%s refused: %w\nYour user needs create on pods/portforward in %s: %s", pod.Namespace, pod.Name, err, pod.Namespace, grantPortForward(pod.Namespace))
 		}
 		return 0, nil, fmt.Errorf("port-forward to %s/%s: %w", pod.Namespace, pod.Name, err)
 	case <-ctx.Done():

@@ -3,6 +3,7 @@ package admin
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	pgapi "k8s.io/kubernetes/pkg/scheduler/apis/podgroup/v1alpha1"
@@ -226,14 +227,16 @@ func preemption(p *podgroup.PreemptionRecord) *adminapi.Preemption {
 }
 
 // victims copies preemption victims, each pod named namespace/name (a
-// victim may be in any namespace); nil for none.
+// victim may be in any namespace) and its pod group by name, in the pod's
+// namespace (the recorder names it namespace/name); nil for none.
 func victims(vs []podgroup.Victim) []adminapi.Victim {
 	if len(vs) == 0 {
 		return nil
 	}
 	out := make([]adminapi.Victim, len(vs))
 	for i, v := range vs {
-		out[i] = adminapi.Victim{Pod: v.Pod.String(), Node: v.Node, Priority: v.Priority, PodGroup: v.PodGroup}
+		group := strings.TrimPrefix(v.PodGroup, v.Pod.Namespace+"/")
+		out[i] = adminapi.Victim{Pod: v.Pod.String(), Node: v.Node, Priority: v.Priority, PodGroup: group}
 	}
 	return out
 }

@@ -589,3 +589,27 @@ func TestPreemptionFromRecorder(t *testing.T) {
 		t.Errorf("the pod-group page lacks %q:\n%s", want, page)
 	}
 }
+
+// TestVictimGroupNames: a victim's pod group, which the scheduler records
+// as namespace/name (a member preempted on its own or with its whole
+// group), is shown by name, in the victim's namespace, as adminapi.Victim
+// says; a pod without a group shows none.
+func TestVictimGroupNames(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		recorded podgroup.Victim
+		want     string
+	}{
+		{"a member", podgroup.Victim{Pod: types.NamespacedName{Namespace: "ml", Name: "sweep-2"}, PodGroup: "ml/sweep"}, "sweep"},
+		{"no group", podgroup.Victim{Pod: types.NamespacedName{Namespace: "team-b", Name: "batch-7"}}, ""},
+		{"by name already", podgroup.Victim{Pod: types.NamespacedName{Namespace: "batch", Name: "b-1"}, PodGroup: "etl"}, "etl"},
+		{"a group named like the namespace", podgroup.Victim{Pod: types.NamespacedName{Namespace: "ml", Name: "ml-0"}, PodGroup: "ml/ml"}, "ml"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := victims([]podgroup.Victim{tc.recorded})
+			if len(got) != 1 || got[0].PodGroup != tc.want || got[0].Pod != tc.recorded.Pod.String() {
+				t.Errorf("victims(%+v) = %+v, want pod %s in group %q", tc.recorded, got, tc.recorded.Pod, tc.want)
+			}
+		})
+	}
+}
