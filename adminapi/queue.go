@@ -125,6 +125,7 @@ type diagnosisView struct {
 	PreFilterMessage  string                 `json:"preFilterMessage,omitempty"`
 	PostFilterMessage string                 `json:"postFilterMessage,omitempty"`
 	Plugins           []pluginDiagnosisView  `json:"plugins"`
+	OmittedPlugins    int                    `json:"omittedPlugins,omitempty"`
 	PodGroup          *podGroupDiagnosisView `json:"podGroup,omitempty"`
 }
 
@@ -137,6 +138,8 @@ type pluginDiagnosisView struct {
 	Plugin  string            `json:"plugin"`
 	Nodes   int               `json:"nodes"`
 	Reasons []reasonCountView `json:"reasons"`
+	// OmittedReasons is set in a pod's last failure only.
+	OmittedReasons int `json:"omittedReasons,omitempty"`
 }
 
 type reasonCountView struct {
@@ -445,12 +448,13 @@ func newQueuedPodDoc(d *QueuedPodDetail) queuedPodDoc {
 			PreFilterMessage:  f.PreFilterMessage,
 			PostFilterMessage: f.PostFilterMessage,
 			Plugins:           make([]pluginDiagnosisView, len(f.Plugins)),
+			OmittedPlugins:    f.OmittedPlugins,
 		}
 		if f.PodGroup != nil {
 			v.PodGroup = &podGroupDiagnosisView{Fit: f.PodGroup.Fit, Node: f.PodGroup.Node}
 		}
 		for i, pd := range f.Plugins {
-			pv := pluginDiagnosisView{Plugin: pd.Plugin, Nodes: pd.Nodes, Reasons: make([]reasonCountView, len(pd.Reasons))}
+			pv := pluginDiagnosisView{Plugin: pd.Plugin, Nodes: pd.Nodes, Reasons: make([]reasonCountView, len(pd.Reasons)), OmittedReasons: pd.OmittedReasons}
 			for j, rc := range pd.Reasons {
 				pv.Reasons[j] = reasonCountView{Reason: rc.Reason, Count: rc.Count}
 			}
@@ -634,7 +638,13 @@ func (doc queuedPodDoc) writeText(w io.Writer) error {
 		for i, rc := range p.Reasons {
 			reasons[i] = fmt.Sprintf("%s (%d)", rc.Reason, rc.Count)
 		}
+		if p.OmittedReasons > 0 {
+			reasons = append(reasons, fmt.Sprintf("and %d more reasons, not kept", p.OmittedReasons))
+		}
 		row(t, p.Plugin, strconv.Itoa(p.Nodes), orNone(strings.Join(reasons, "; ")))
+	}
+	if f.OmittedPlugins > 0 {
+		row(t, fmt.Sprintf("(%d more plugins, not kept)", f.OmittedPlugins), "", "")
 	}
 	return t.Flush()
 }

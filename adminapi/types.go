@@ -125,8 +125,12 @@ type Diagnosis struct {
 	// PostFilterMessage is the message of the PostFilter (preemption) phase;
 	// empty if none.
 	PostFilterMessage string
-	// Plugins are the per-plugin rejections.
+	// Plugins are the per-plugin rejections, at most 16 (the plugins that
+	// rejected the most nodes).
 	Plugins []PluginDiagnosis
+	// OmittedPlugins is how many more plugins rejected nodes than Plugins
+	// lists.
+	OmittedPlugins int
 	// PodGroup is set when the attempt failed because of the pod's group
 	// (gang scheduling), not because of the pod itself: its unschedulable
 	// plugins are then the group's, and NumAllNodes and Plugins are empty.
@@ -149,8 +153,11 @@ type PluginDiagnosis struct {
 	// Nodes is the number of nodes this plugin rejected.
 	Nodes int
 	// Reasons are the distinct rejection reasons with the number of nodes
-	// that gave each.
+	// that gave each (in a pod's last failure at most 8, the most frequent).
 	Reasons []ReasonCount
+	// OmittedReasons is how many more distinct reasons the plugin gave than
+	// Reasons lists.
+	OmittedReasons int
 }
 
 // ReasonCount is a rejection reason and how many nodes gave it.

@@ -364,8 +364,8 @@ func runMemory(root string, o memoryOptions) error {
 				if err != nil {
 					return fmt.Errorf("memory suite, %s on %s, repetition %d: %w", w, s.Name, rep, err)
 				}
-				fmt.Printf("memory %-8s %-8s rep %d: heap in use after GC %.1f MiB, peak RSS %.1f MiB (%.0f s)\n",
-					w, s.Name, rep, r.HeapInuse/mebi, r.PeakRSS/mebi, r.Seconds)
+				fmt.Printf("memory %-8s %-8s rep %d: heap in use after GC %.1f MiB (spans %.1f MiB), peak RSS %.1f MiB (%.0f s)\n",
+					w, s.Name, rep, r.HeapAlloc/mebi, r.HeapInuse/mebi, r.PeakRSS/mebi, r.Seconds)
 				res.Runs = append(res.Runs, r)
 				if err := save(); err != nil {
 					return err

@@ -152,7 +152,7 @@ func memload(args []string) int {
 		fmt.Fprintln(os.Stderr, "memload:", err)
 		return 1
 	}
-	fmt.Printf("heap in use after GC %.1f MiB, peak RSS %.1f MiB; wrote %s\n", mib(res.HeapInuse), mib(res.PeakRSS), *out)
+	fmt.Printf("heap in use after GC %.1f MiB (spans %.1f MiB), peak RSS %.1f MiB; wrote %s\n", mib(res.HeapAlloc), mib(res.HeapInuse), mib(res.PeakRSS), *out)
 	return 0
 }
 

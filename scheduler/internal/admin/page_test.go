@@ -34,7 +34,7 @@ func newRealQueue(tb testing.TB, n int) *queue.PriorityQueue {
 	logger := klog.Background()
 	q := queue.NewTestQueue(tb.Context(), func(a, b *framework.QueuedPodInfo) bool { return a.Timestamp.Before(b.Timestamp) })
 	failure := &framework.FailureSummary{Time: time.Now(), Message: "0/100 nodes are available", NumAllNodes: 100,
-		Plugins: []framework.PluginFailure{{Plugin: "NodeResourcesFit", Nodes: 100, Reasons: map[string]int{"Insufficient cpu": 100}}}}
+		Plugins: []framework.PluginFailure{{Plugin: "NodeResourcesFit", Nodes: 100, Reasons: []framework.ReasonCount{{Reason: "Insufficient cpu", Nodes: 100}}}}}
 	for i := 0; i < n; i++ {
 		pod := &v1.Pod{ObjectMeta: metav1.ObjectMeta{
 			Namespace: fmt.Sprintf("ns-%d", i%50), Name: fmt.Sprintf("pod-%d", i), UID: types.UID(fmt.Sprintf("uid-%d", i)),

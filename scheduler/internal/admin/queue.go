@@ -177,10 +177,11 @@ func diagnosis(f *framework.FailureSummary) *adminapi.Diagnosis {
 	if g := f.PodGroup; g != nil {
 		d.PodGroup = &adminapi.PodGroupDiagnosis{Fit: g.Fit, Node: g.Node}
 	}
+	d.OmittedPlugins = f.OmittedPlugins
 	for _, pf := range f.Plugins {
-		pd := adminapi.PluginDiagnosis{Plugin: pf.Plugin, Nodes: pf.Nodes}
-		for reason, count := range pf.Reasons {
-			pd.Reasons = append(pd.Reasons, adminapi.ReasonCount{Reason: reason, Count: count})
+		pd := adminapi.PluginDiagnosis{Plugin: pf.Plugin, Nodes: pf.Nodes, OmittedReasons: pf.OmittedReasons}
+		for _, rc := range pf.Reasons {
+			pd.Reasons = append(pd.Reasons, adminapi.ReasonCount{Reason: rc.Reason, Count: rc.Nodes})
 		}
 		sortReasons(pd.Reasons)
 		d.Plugins = append(d.Plugins, pd)

@@ -49,7 +49,7 @@ func TestQueueSource(t *testing.T) {
 	plain := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web", UID: "u2"}}
 	failure := &framework.FailureSummary{
 		Time: now.Add(-time.Minute), Message: "0/3 nodes are available", NumAllNodes: 3,
-		Plugins: []framework.PluginFailure{{Plugin: "NodeResourcesFit", Nodes: 3, Reasons: map[string]int{"Insufficient cpu": 1, "Insufficient memory": 3}}},
+		Plugins: []framework.PluginFailure{{Plugin: "NodeResourcesFit", Nodes: 3, Reasons: []framework.ReasonCount{{Reason: "Insufficient memory", Nodes: 3}, {Reason: "Insufficient cpu", Nodes: 1}}}},
 	}
 	src := &QueueSource{Now: func() time.Time { return now }, Queue: &fakeQueue{snap: queue.Snapshot{
 		SchedulingCycle: 42,
