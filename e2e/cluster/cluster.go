@@ -61,6 +61,12 @@ type Options struct {
 	// manifest's --leader-elect=true is kept). Otherwise one scheduler runs
 	// without leader election.
 	Replicas int
+	// NoNodeLifecycle runs kube-controller-manager without its node
+	// lifecycle controller, so that nodes created with NodeSpec.Static
+	// (which nothing heartbeats) stay Ready and untainted. A workload that
+	// only needs nodes to exist (memload's pending pods) then spares the API
+	// server thousands of kwok lease renewals a minute.
+	NoNodeLifecycle bool
 	// Log receives progress lines; nil discards them.
 	Log io.Writer
 	// OnExit is called, after the report on Log, when a component exits
@@ -354,7 +360,7 @@ func Start(ctx context.Context, opts Options) (_ *Cluster, err error) {
 		"--leader-elect=false", "--use-service-account-credentials=true",
 		"--service-account-private-key-file", saKey, "--root-ca-file", p.caFile(),
 		"--cluster-signing-cert-file", p.caFile(),
-		"--controllers", "*",
+		"--controllers", controllers(opts),
 		"--feature-gates", gates); err != nil {
 		return nil, err
 	}
@@ -787,4 +793,12 @@ func tail(path string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// controllers is kube-controller-manager's --controllers for opts.
+func controllers(opts Options) string {
+	if opts.NoNodeLifecycle {
+		return "*,-node-lifecycle-controller"
+	}
+	return "*"
 }

@@ -56,6 +56,10 @@ type NodeSpec struct {
 	// and every removal sends the scheduler's unschedulable pods back to
 	// the queue.
 	Ready bool
+	// Static creates Ready nodes that kwok does not manage: nothing
+	// heartbeats them, so they stay as created only on a control plane
+	// started with Options.NoNodeLifecycle. Pods bound to them never run.
+	Static bool
 	// Workers create the nodes (and their slices) in parallel (0: 1).
 	Workers int
 	// ReadyTimeout is how long CreateNodes waits for every node to be
@@ -161,10 +165,14 @@ func (c *Cluster) createNode(ctx context.Context, spec NodeSpec, i int) error {
 		v1.ResourceMemory: resource.MustParse(spec.Memory),
 		v1.ResourcePods:   *resource.NewQuantity(int64(spec.Pods), resource.DecimalSI),
 	}
+	annotations := map[string]string{KwokNodeAnnotation: "fake", "node.alpha.kubernetes.io/ttl": "0"}
+	if spec.Static {
+		delete(annotations, KwokNodeAnnotation)
+	}
 	node := &v1.Node{
 		ObjectMeta: metav1.ObjectMeta{
 			Name:        name,
-			Annotations: map[string]string{KwokNodeAnnotation: "fake", "node.alpha.kubernetes.io/ttl": "0"},
+			Annotations: annotations,
 			Labels: map[string]string{
 				"kubernetes.io/hostname": name,
 				"kubernetes.io/os":       "linux",
@@ -177,7 +185,7 @@ func (c *Cluster) createNode(ctx context.Context, spec NodeSpec, i int) error {
 		},
 		Status: v1.NodeStatus{Capacity: capacity, Allocatable: capacity},
 	}
-	if spec.Ready {
+	if spec.Ready || spec.Static {
 		now := metav1.Now()
 		node.Status.Conditions = []v1.NodeCondition{{Type: v1.NodeReady, Status: v1.ConditionTrue, Reason: "KubeletReady",
 			Message: "created Ready by the e2e harness", LastHeartbeatTime: now, LastTransitionTime: now}}
@@ -185,7 +193,7 @@ func (c *Cluster) createNode(ctx context.Context, spec NodeSpec, i int) error {
 	if _, err := c.Client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("creating node %s: %w", name, err)
 	}
-	if spec.Ready {
+	if spec.Ready || spec.Static {
 		// The node has no taint of its own: drop the admission's.
 		if _, err := c.Client.CoreV1().Nodes().Patch(ctx, name, types.MergePatchType, []byte(`{"spec":{"taints":null}}`), metav1.PatchOptions{}); err != nil {
 			return fmt.Errorf("removing the not-ready taint of node %s: %w", name, err)

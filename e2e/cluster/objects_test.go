@@ -36,3 +36,21 @@ func TestNodeSpecTopology(t *testing.T) {
 		}
 	}
 }
+
+func TestControllers(t *testing.T) {
+	tests := []struct {
+		name string
+		opts Options
+		want string
+	}{
+		{name: "every controller", opts: Options{}, want: "*"},
+		{name: "static nodes need no lifecycle controller", opts: Options{NoNodeLifecycle: true}, want: "*,-node-lifecycle-controller"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := controllers(tt.opts); got != tt.want {
+				t.Errorf("controllers = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

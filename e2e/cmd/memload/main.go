@@ -132,7 +132,8 @@ func memload(args []string) int {
 		schedArgs = append(schedArgs, "--pod-max-in-unschedulable-pods-duration="+cfg.Flush.String())
 	}
 	opts := cluster.Options{Dir: *dir, Bin: *bin, DeployDir: *deploy, SchedulerBinary: *scheduler, Vanilla: *vanilla,
-		SchedulerArgs: schedArgs, Log: os.Stdout, OnExit: func(e cluster.Exit) { died(e) }}
+		NoNodeLifecycle: cfg.Workload == "pending",
+		SchedulerArgs:   schedArgs, Log: os.Stdout, OnExit: func(e cluster.Exit) { died(e) }}
 	res, err := run(ctx, opts, cfg)
 	if cause := context.Cause(ctx); err != nil && cause != nil && !errors.Is(cause, context.Canceled) {
 		err = fmt.Errorf("%w (%v)", err, cause)
