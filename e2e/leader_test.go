@@ -215,9 +215,13 @@ func leaderChange(ctx context.Context, t *testing.T, c *cluster.Cluster, sig sys
 	// or SIGTERM with the kspatch gates off: v1.33.13 exits at once, with
 	// its bindings in flight), and only around the signal.
 	cut := map[string]bool{}
-	if sig == syscall.SIGKILL || !gatesOn {
+	noDrain := sig == syscall.SIGKILL || !gatesOn
+	aroundExit := func(b cluster.BindingCall) bool {
+		return noDrain && !b.At.Before(tKill.Add(-time.Second)) && !b.At.After(tExit.Add(5*time.Second))
+	}
+	if noDrain {
 		for _, b := range others {
-			if b.Code == 504 && len(bound[b.Pod]) == 0 && !b.At.Before(tKill.Add(-time.Second)) && !b.At.After(tExit.Add(5*time.Second)) {
+			if b.Code == 504 && len(bound[b.Pod]) == 0 && aroundExit(b) {
 				cut[b.Pod] = true
 				bound[b.Pod] = append(bound[b.Pod], b.At)
 			}
@@ -251,6 +255,13 @@ func leaderChange(ctx context.Context, t *testing.T, c *cluster.Cluster, sig sys
 			continue
 		}
 		if b.Code == 504 && cut[b.Pod] {
+			continue
+		}
+		// The same cut-off can end without binding: the API server answers
+		// 500 (the request's context ended with the client) and stores
+		// nothing; the pod was bound once, by the new leader. Seen once in
+		// a gates-off SIGKILL run (plain-224, HTTP 500 at the kill).
+		if (b.Code == 500 || b.Code == 504) && !cut[b.Pod] && aroundExit(b) && len(bound[b.Pod]) == 1 {
 			continue
 		}
 		unexplained = append(unexplained, fmt.Sprintf("%s: HTTP %d at %s", b.Pod, b.Code, b.At.Format(time.StampMicro)))
