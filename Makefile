@@ -267,7 +267,7 @@ test-dashboards: upstream ## lint dashboards/ against the metrics the patched sc
 	cd dashboards && GOWORK=off go vet ./... && GOWORK=off KSPATCH_SCHEDULER_METRICS=$(OUT)/scheduler-metrics.json \
 		KSPATCH_REQUIRE_METRICS=1 go test -count=1 ./...
 
-test-e2e: build tools cluster-bins ## end-to-end scenarios on a local control plane (e2e/; installs Debian's prometheus when missing)
+test-e2e: build build-vanilla tools cluster-bins ## end-to-end scenarios on a local control plane (e2e/; installs Debian's prometheus when missing)
 	@mkdir -p $(OUT)/test-logs && rm -f $(OUT)/test-logs/e2e-report.txt
 	@# -vet=off: test-modules vets e2e. The whole output goes to
 	@# test-logs/e2e.log.gz; the table lists every scenario's seconds.

@@ -194,80 +194,28 @@ func leaderChange(ctx context.Context, t *testing.T, c *cluster.Cluster, sig sys
 	if err != nil {
 		t.Fatal(err)
 	}
-	bound := map[string][]time.Time{}
-	var others []cluster.BindingCall
-	var last time.Time
-	for _, b := range calls {
-		if b.Code == 201 {
-			bound[b.Pod] = append(bound[b.Pod], b.At)
-			if b.At.After(last) {
-				last = b.At
-			}
-		} else {
-			others = append(others, b)
-		}
+	// An exit without a drain (SIGKILL, or SIGTERM with the kspatch gates
+	// off: v1.33.13 exits at once, with its bindings in flight) can cut
+	// Bindings off around the signal.
+	var cutOff []window
+	if sig == syscall.SIGKILL || !gatesOn {
+		cutOff = []window{{from: tKill.Add(-time.Second), to: tExit.Add(5 * time.Second)}}
 	}
-	// A Binding the old leader sent just before it died can reach storage
-	// after the process is gone: the API server then answers 504 ("Handler
-	// timeout", the client left), yet the pod is bound, and no other
-	// Binding for it was accepted. Such a call is that pod's binding, cut
-	// off by the exit; only an exit without a drain explains it (SIGKILL,
-	// or SIGTERM with the kspatch gates off: v1.33.13 exits at once, with
-	// its bindings in flight), and only around the signal.
-	cut := map[string]bool{}
-	noDrain := sig == syscall.SIGKILL || !gatesOn
-	aroundExit := func(b cluster.BindingCall) bool {
-		return noDrain && !b.At.Before(tKill.Add(-time.Second)) && !b.At.After(tExit.Add(5*time.Second))
+	audit := bindingsOnce(podList.Items, calls, cutOff)
+	for _, p := range audit.problems {
+		t.Error(p)
 	}
-	if noDrain {
-		for _, b := range others {
-			if b.Code == 504 && len(bound[b.Pod]) == 0 && aroundExit(b) {
-				cut[b.Pod] = true
-				bound[b.Pod] = append(bound[b.Pod], b.At)
-			}
-		}
-	}
-	var twice, never []string
 	beforeExit := 0
 	for _, p := range podList.Items {
-		switch n := len(bound[p.Name]); {
-		case n == 0:
-			never = append(never, p.Name)
-		case n > 1:
-			twice = append(twice, fmt.Sprintf("%s (%d times)", p.Name, n))
-		default:
-			if bound[p.Name][0].Before(tExit) {
-				beforeExit++
-			}
+		if b := audit.bound[p.Name]; len(b) == 1 && b[0].Before(tExit) {
+			beforeExit++
 		}
 	}
-	if len(twice) > 0 || len(never) > 0 {
-		t.Errorf("Bindings the API server accepted: pods bound more than once %v; bound pods with no accepted Binding %v", twice, never)
-	}
-	explained := 0
-	var unexplained []string
-	for _, b := range others {
-		// A 409 for a pod bound before it (the new leader acting on a view
-		// from before the old leader's last binding) is what a retry
-		// explains; the retry finds the pod bound.
-		if b.Code == 409 && len(bound[b.Pod]) == 1 && bound[b.Pod][0].Before(b.At) {
-			explained++
-			continue
+	var last time.Time
+	for _, b := range calls {
+		if b.Code == 201 && b.At.After(last) {
+			last = b.At
 		}
-		if b.Code == 504 && cut[b.Pod] {
-			continue
-		}
-		// The same cut-off can end without binding: the API server answers
-		// 500 (the request's context ended with the client) and stores
-		// nothing; the pod was bound once, by the new leader. Seen once in
-		// a gates-off SIGKILL run (plain-224, HTTP 500 at the kill).
-		if (b.Code == 500 || b.Code == 504) && !cut[b.Pod] && aroundExit(b) && len(bound[b.Pod]) == 1 {
-			continue
-		}
-		unexplained = append(unexplained, fmt.Sprintf("%s: HTTP %d at %s", b.Pod, b.Code, b.At.Format(time.StampMicro)))
-	}
-	if len(unexplained) > 0 {
-		t.Errorf("Bindings rejected with no earlier binding of their pod: %v", unexplained)
 	}
 
 	// No running pod has PodScheduled=False.
@@ -339,8 +287,8 @@ func leaderChange(ctx context.Context, t *testing.T, c *cluster.Cluster, sig sys
 	}
 	report(t, fmt.Sprintf("timeline (%s, %s): %s at 0s with %d/%d bound; exited +%.2fs; %s acquired the lease %s (seen leading +%.2fs); last pod bound +%.2fs",
 		ns, gates, sigName, boundAtKill, haPods, tExit.Sub(tKill).Seconds(), leader.Component, acquired, tLeader.Sub(tKill).Seconds(), last.Sub(tKill).Seconds()))
-	report(t, fmt.Sprintf("counts (%s, %s): %d pods bound once each (%d before the old leader exited, %d after), 0 twice; %d Bindings rejected as conflicts, each after its pod's binding; %d Bindings cut off by an exit without drain (504) that bound their pod; %d bound pods with PodScheduled=False; old leader's queue: %s",
-		ns, gates, len(podList.Items), beforeExit, len(podList.Items)-beforeExit, explained, len(cut), len(stale), drain))
+	report(t, fmt.Sprintf("counts (%s, %s): %d pods bound once each (%d before the old leader exited, %d after), 0 twice; %s; %d bound pods with PodScheduled=False; old leader's queue: %s",
+		ns, gates, len(podList.Items), beforeExit, len(podList.Items)-beforeExit, audit, len(stale), drain))
 }
 
 // report logs line and, when KSPATCH_E2E_REPORT names a file, appends it

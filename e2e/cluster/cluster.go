@@ -61,6 +61,11 @@ type Options struct {
 	// manifest's --leader-elect=true is kept). Otherwise one scheduler runs
 	// without leader election.
 	Replicas int
+	// LeaderElection keeps the manifest's --leader-elect=true with one
+	// scheduler, as kubeadm's single control-plane node runs it: the
+	// scheduler takes the kube-system/kube-scheduler lease before it
+	// schedules, and on SIGTERM releases it and exits 0.
+	LeaderElection bool
 	// NoNodeLifecycle runs kube-controller-manager without its node
 	// lifecycle controller, so that nodes created with NodeSpec.Static
 	// (which nothing heartbeats) stay Ready and untainted. A workload that
@@ -85,6 +90,8 @@ type Exit struct {
 	Code int
 	// Log is the path of its log.
 	Log string
+	// At is when the harness saw it exit.
+	At time.Time
 }
 
 func (e Exit) Error() string {
@@ -404,7 +411,7 @@ func Start(ctx context.Context, opts Options) (_ *Cluster, err error) {
 	}
 	for i, r := range c.Schedulers {
 		args := slices.Clone(manifestFlags)
-		if len(c.Schedulers) == 1 {
+		if len(c.Schedulers) == 1 && !opts.LeaderElection {
 			args = append(args, "--leader-elect=false")
 		}
 		certDir := c.schedulerCertDir()
@@ -507,7 +514,7 @@ func (c *Cluster) Signal(name string, sig syscall.Signal) (Exit, error) {
 		<-p.done
 		return Exit{}, fmt.Errorf("%s did not exit within a minute of %v; killed", name, sig)
 	}
-	e := Exit{Component: name, Code: -1, Log: c.Logs(name), Status: fmt.Sprint(p.err)}
+	e := Exit{Component: name, Code: -1, Log: c.Logs(name), Status: fmt.Sprint(p.err), At: time.Now()}
 	if st := p.cmd.ProcessState; st != nil {
 		e.Status, e.Code = st.String(), st.ExitCode()
 	}
