@@ -135,14 +135,14 @@ func TestUpgradeAndRollback(t *testing.T) {
 	created += upgradeBurst
 	leaseChanged(ctx, t, c, lease)
 	t.Logf("rollback: patched %s", down)
-	if down.Code != 0 {
-		t.Errorf("the patched scheduler exited with %s after SIGTERM, want exit status 0 (graceful); its log is %s", down.Status, down.Log)
+	if down.exit.Code != 0 {
+		t.Errorf("the patched scheduler exited with %s after SIGTERM, want exit status 0 (graceful); its log is %s", down.exit.Status, down.exit.Log)
 	}
-	line, stopped := lastLogLine(t, down.Log, "Asynchronous API call queue stopped", tDown)
+	line, stopped := lastLogLine(t, down.exit.Log, "Asynchronous API call queue stopped", tDown)
 	drain := "no line"
 	switch {
 	case line == "":
-		t.Errorf("the patched scheduler logged no line on its API call queue after SIGTERM; its log is %s", down.Log)
+		t.Errorf("the patched scheduler logged no line on its API call queue after SIGTERM; its log is %s", down.exit.Log)
 	case strings.Contains(line, "before sending every queued call"):
 		t.Errorf("the patched scheduler dropped API calls on SIGTERM with a healthy API server: %s", line)
 	default:
@@ -205,14 +205,14 @@ func TestUpgradeAndRollback(t *testing.T) {
 // swapped is how a swap went: when the old scheduler was signalled and
 // exited, how, and how many pods of the burst were bound then.
 type swapped struct {
-	cluster.Exit
+	exit              cluster.Exit
 	signalled, exited time.Time
 	boundAtSignal     int
 }
 
 func (s swapped) String() string {
 	return fmt.Sprintf("SIGTERM with %d/%d of the burst bound, exited after %.2fs (%s)",
-		s.boundAtSignal, upgradeBurst, s.exited.Sub(s.signalled).Seconds(), s.Status)
+		s.boundAtSignal, upgradeBurst, s.exited.Sub(s.signalled).Seconds(), s.exit.Status)
 }
 
 // swapDuringBurst creates upgradeBurst pods named prefix-N and, once a
@@ -243,7 +243,15 @@ func swapDuringBurst(ctx context.Context, t *testing.T, c *cluster.Cluster, pref
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.Exit, s.exited = exit, exit.At
+	s.exit, s.exited = exit, exit.At
+	// The new process says which build it is.
+	want := `version="v1.33.13-kspatch.`
+	if vanilla {
+		want = `version="v1.33.13"`
+	}
+	if line, _ := lastLogLine(t, exit.Log, "Starting Kubernetes Scheduler", s.signalled); !strings.Contains(line, want) {
+		t.Errorf("after the swap to %s, the scheduler's log says %q, want %s", binary, line, want)
+	}
 	if s.boundAtSignal >= upgradeBurst {
 		t.Fatalf("the whole burst %s-* was bound before the swap: nothing was in flight", prefix)
 	}
