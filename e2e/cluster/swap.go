@@ -13,12 +13,13 @@ import (
 // SwapScheduler replaces the one scheduler (Schedulers[0]) by another binary
 // the way a kubelet replaces a static pod whose image changed: the running
 // process gets SIGTERM and is waited for, then binary starts with the same
-// manifest flags. vanilla says binary is upstream's kube-scheduler: it gets no
-// --admin-* flags and its readiness is read on the secure port; a patched
-// binary gets an admin API on a free port (Admin and Schedulers[0].Admin). It returns how the
-// old process ended, once the new one answers /healthz (it may still wait
-// for the lease). Only with one scheduler, whose manifest flags do not depend
-// on the binary (the drop-in manifest changes nothing but the image).
+// manifest flags. vanilla says binary is upstream's kube-scheduler: it gets
+// no --admin-* flags and its readiness is read on the secure port; a patched
+// binary gets an admin API on a free port (Admin and Schedulers[0].Admin).
+// It returns how the old process ended, once the new one answers /healthz
+// (it may still wait for the lease). Only with one scheduler, whose manifest
+// flags do not depend on the binary (the drop-in manifest changes nothing
+// but the image).
 func (c *Cluster) SwapScheduler(ctx context.Context, binary string, vanilla bool) (Exit, error) {
 	if len(c.Schedulers) != 1 {
 		return Exit{}, fmt.Errorf("SwapScheduler runs with one scheduler, not %d", len(c.Schedulers))
