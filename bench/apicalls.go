@@ -268,32 +268,56 @@ func apiResultFrom(items []dataItem) apiResult {
 	return r
 }
 
+// apiSuite is the API-call suite: its workloads on apiSides.
+type apiSuite struct {
+	o apiOptions
+	// workloads are the workloads to run, chosen by prepare.
+	workloads []apiWorkload
+}
+
+func (*apiSuite) name() string { return "apicalls" }
+
+// inEveryTree: the suite's test cases are in every tree's configuration.
+func (*apiSuite) inEveryTree() {}
+
+func (s *apiSuite) prepare(*harness) (map[string][]byte, error) {
+	var err error
+	s.workloads, err = s.o.validate()
+	return nil, err
+}
+
+func (*apiSuite) trees([]string) []string { return bothTrees() }
+
+func (s *apiSuite) config(tree string) string { return apiCallsConfig(tree, s.o.Pods, apiNodes) }
+
+func (s *apiSuite) run(h *harness, reps int) error { return runAPICalls(h, s.workloads, reps, s.o) }
+
 // runAPICalls runs every workload of the suite on every side, reps times,
 // and writes the markdown summary.
 func runAPICalls(h *harness, workloads []apiWorkload, reps int, o apiOptions) error {
 	pods := o.Pods
-	var results []apiResult
-	for rep := 1; rep <= reps; rep++ {
-		for _, w := range workloads {
-			for _, s := range sidesForRep(apiSides, rep) {
-				env := []string{"KSPATCH_BENCH_WRITE_LATENCY=" + w.Latency.String()}
-				if w.QPS > 0 {
-					env = append(env, fmt.Sprintf("KSPATCH_BENCH_SCHEDULER_QPS=%g", w.QPS), fmt.Sprintf("KSPATCH_BENCH_SCHEDULER_BURST=%d", w.Burst))
-				}
-				items, err := h.run(s.Tree, w.TestCase, apiWorkloadName(s), fmt.Sprintf("%s-%s-%s-rep%d", w.TestCase, w.Latency, s.Name, rep), env, o.Profile)
-				if err != nil {
-					return fmt.Errorf("%s (%s) on %s: %w", w.TestCase, w.Name, s.Name, err)
-				}
-				r := apiResultFrom(items)
-				r.Workload, r.Side, r.Rep = w, s.Name, rep
-				if r.throughput() == 0 {
-					return fmt.Errorf("%s (%s) on %s: no SchedulingThroughput", w.TestCase, w.Name, s.Name)
-				}
-				fmt.Printf("%-40s %-18s rep %d  %7.1f pods/s (SchedulingThroughput %.1f)  %5.2f status + %5.2f binding writes/pod  %5.2f status writes/s in %.0f s  SLI p50/p99 %.0f/%.0f ms  binding wait p99 %.1f ms\n",
-					w.Name, s.Name, rep, r.throughput(), r.Throughput, r.StatusWrites/float64(pods), r.BindingWrites/float64(pods), r.statusWritesPerSecond(), r.WindowSeconds, r.SLIp50, r.SLIp99, r.BindingWaitP99)
-				results = append(results, r)
-			}
+	runs := func(rep int) []onSide[apiWorkload] { return onSides(workloads, apiSides, rep) }
+	results, err := repeat(reps, runs, func(run onSide[apiWorkload], rep int) (apiResult, error) {
+		w, s := run.Workload, run.Side
+		env := []string{"KSPATCH_BENCH_WRITE_LATENCY=" + w.Latency.String()}
+		if w.QPS > 0 {
+			env = append(env, fmt.Sprintf("KSPATCH_BENCH_SCHEDULER_QPS=%g", w.QPS), fmt.Sprintf("KSPATCH_BENCH_SCHEDULER_BURST=%d", w.Burst))
 		}
+		items, err := h.run(s.Tree, w.TestCase, apiWorkloadName(s), fmt.Sprintf("%s-%s-%s-rep%d", w.TestCase, w.Latency, s.Name, rep), env, o.Profile)
+		if err != nil {
+			return apiResult{}, fmt.Errorf("%s (%s) on %s: %w", w.TestCase, w.Name, s.Name, err)
+		}
+		r := apiResultFrom(items)
+		r.Workload, r.Side, r.Rep = w, s.Name, rep
+		if r.throughput() == 0 {
+			return apiResult{}, fmt.Errorf("%s (%s) on %s: no SchedulingThroughput", w.TestCase, w.Name, s.Name)
+		}
+		fmt.Printf("%-40s %-18s rep %d  %7.1f pods/s (SchedulingThroughput %.1f)  %5.2f status + %5.2f binding writes/pod  %5.2f status writes/s in %.0f s  SLI p50/p99 %.0f/%.0f ms  binding wait p99 %.1f ms\n",
+			w.Name, s.Name, rep, r.throughput(), r.Throughput, r.StatusWrites/float64(pods), r.BindingWrites/float64(pods), r.statusWritesPerSecond(), r.WindowSeconds, r.SLIp50, r.SLIp99, r.BindingWaitP99)
+		return r, nil
+	})
+	if err != nil {
+		return err
 	}
 	md := apiMarkdown(h, workloads, results, reps, o)
 	fmt.Println()

@@ -177,6 +177,16 @@ func TestAPICallsConfig(t *testing.T) {
 	}
 }
 
+// failingOptions are run's options for a run of suites that must fail
+// before anything is built: no checkout (an empty directory), one burst
+// size on vanilla, no summary, no plots, every suite's defaults.
+func failingOptions(t *testing.T, suites string) options {
+	o := defaultOptions()
+	o.Root, o.Sizes, o.Sides, o.Suites = t.TempDir(), "1000", "vanilla", suites
+	o.Markdown, o.Plots = "", ""
+	return o
+}
+
 // TestRunRejectsBadFlags: flag values that cannot work fail before anything
 // is built, with a message that says what is allowed.
 func TestRunRejectsBadFlags(t *testing.T) {
@@ -194,7 +204,10 @@ func TestRunRejectsBadFlags(t *testing.T) {
 		{"unknown api workload", "1000", "vanilla", "apicalls", 1, 1000, "churn5-50ms,churn7", `unknown workload "churn7" in -api-workloads: allowed are churn5-50ms, churn10-50ms`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := run(t.TempDir(), tc.sizes, tc.reps, tc.sides, "", "", 0, tc.suites, apiOptions{Pods: tc.apiPods, Workloads: tc.apiKeys}, defaultGangOptions(), defaultPlacementOptions(), defaultUpstreamOptions(), defaultLevelsOptions())
+			o := failingOptions(t, tc.suites)
+			o.Sizes, o.Reps, o.Sides = tc.sizes, tc.reps, tc.sides
+			o.API = apiOptions{Pods: tc.apiPods, Workloads: tc.apiKeys}
+			err := run(o)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("run: %v, want an error containing %q", err, tc.want)
 			}

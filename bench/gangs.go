@@ -72,7 +72,8 @@ const gangPodGroupLabel = "scheduling.kspatch.io/pod-group"
 const gangNamespace = "gangs"
 
 // gangCRDFile is the PodGroup CustomResourceDefinition, relative to the
-// checkout; run reads it and prepare writes it into the workload package.
+// checkout; the suites' prepare reads it (crdSuiteFiles) and the harness's
+// prepare writes it into the workload package.
 const gangCRDFile = "scheduler/deploy/podgroup-crd.yaml"
 
 // gangSettle is how long the workloads wait, unmeasured, after creating
@@ -81,14 +82,16 @@ const gangCRDFile = "scheduler/deploy/podgroup-crd.yaml"
 // listed every PodGroup before the first pod arrives.
 const gangSettle = "3s"
 
-// parseGangSizes parses -gang-sizes.
-func parseGangSizes(s string) ([]int, error) {
+// parsePositiveSizes parses the value v of -flag, a comma-separated list
+// of gang sizes (-gang-sizes, -levels-gang-sizes, -preemption-gang-sizes):
+// positive numbers, each kept once, in the order given.
+func parsePositiveSizes(flag, v string) ([]int, error) {
 	var sizes []int
 	seen := map[int]bool{}
-	for _, f := range strings.Split(s, ",") {
+	for _, f := range strings.Split(v, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || n < 1 {
-			return nil, fmt.Errorf("invalid -gang-sizes entry %q: must be a positive number of pods per gang", f)
+			return nil, fmt.Errorf("invalid -%s entry %q: must be a positive number of pods per gang", flag, f)
 		}
 		if !seen[n] {
 			seen[n] = true
@@ -528,29 +531,45 @@ func totalOrNA(byLabel map[string]float64) float64 {
 	return total
 }
 
+// gangSuite is the gang suite: gangRuns' workloads.
+type gangSuite struct{ o gangOptions }
+
+func (gangSuite) name() string { return "gangs" }
+
+func (s gangSuite) prepare(h *harness) (map[string][]byte, error) {
+	return crdSuiteFiles(h.root, s.name(), s.o.validate, func(crd []byte) (map[string][]byte, error) { return gangFiles(crd, s.o.Sizes) })
+}
+
+func (gangSuite) trees([]string) []string { return bothTrees() }
+
+func (s gangSuite) config(tree string) string { return gangsConfig(tree, s.o) }
+
+func (s gangSuite) run(h *harness, reps int) error { return runGangs(h, reps, s.o) }
+
 // runGangs runs every workload of the suite reps times (the runs of a
 // repetition in gangRuns' order) and writes the markdown summary.
 func runGangs(h *harness, reps int, o gangOptions) error {
-	var results []gangResult
-	for rep := 1; rep <= reps; rep++ {
-		for _, run := range gangRuns(o.Sizes) {
-			tc := gangTestCase(run.Size)
-			r, _, err := runGroupWorkload(h, run.Side, tc, fmt.Sprintf("%s-%s-rep%d", tc, run.Side.Name, rep), o.Profile)
-			if err != nil {
-				return fmt.Errorf("%s (%s) on %s: %w", tc, gangWorkloadLabel(run.Size), run.Side.Name, err)
-			}
-			r.Size, r.Rep = run.Size, rep
-			if r.Throughput == 0 {
-				return fmt.Errorf("%s on %s: no SchedulingThroughput (scheduler_perf samples it once a second: were all pods scheduled within a second? raise -gang-pods)", tc, run.Side.Name)
-			}
-			if run.Size > 0 && r.groupAttempts() < float64(o.Pods/run.Size) {
-				return fmt.Errorf("%s on %s: %.0f pod-group cycles for %d gangs: the gangs were not scheduled as groups", tc, run.Side.Name, r.groupAttempts(), o.Pods/run.Size)
-			}
-			fmt.Printf("%-12s %-18s rep %d  %7.1f pods/s  group cycles %s  group p50/p99 %s/%s ms  pod attempt p50/p99 %.1f/%.1f ms  (%s, load %.1f)\n",
-				gangWorkloadLabel(run.Size), run.Side.Name, rep, r.Throughput, orNA(r.groupAttempts(), "%.0f"),
-				msOrNA(r.Group, r.Group.P50), msOrNA(r.Group, r.Group.P99), r.PodAttempt.P50, r.PodAttempt.P99, r.Wall.Round(time.Second), r.Load)
-			results = append(results, r)
+	runs := func(int) []gangRun { return gangRuns(o.Sizes) }
+	results, err := repeat(reps, runs, func(run gangRun, rep int) (gangResult, error) {
+		tc := gangTestCase(run.Size)
+		r, _, err := runGroupWorkload(h, run.Side, tc, fmt.Sprintf("%s-%s-rep%d", tc, run.Side.Name, rep), o.Profile)
+		if err != nil {
+			return gangResult{}, fmt.Errorf("%s (%s) on %s: %w", tc, gangWorkloadLabel(run.Size), run.Side.Name, err)
 		}
+		r.Size, r.Rep = run.Size, rep
+		if r.Throughput == 0 {
+			return gangResult{}, fmt.Errorf("%s on %s: no SchedulingThroughput (scheduler_perf samples it once a second: were all pods scheduled within a second? raise -gang-pods)", tc, run.Side.Name)
+		}
+		if run.Size > 0 && r.groupAttempts() < float64(o.Pods/run.Size) {
+			return gangResult{}, fmt.Errorf("%s on %s: %.0f pod-group cycles for %d gangs: the gangs were not scheduled as groups", tc, run.Side.Name, r.groupAttempts(), o.Pods/run.Size)
+		}
+		fmt.Printf("%-12s %-18s rep %d  %7.1f pods/s  group cycles %s  group p50/p99 %s/%s ms  pod attempt p50/p99 %.1f/%.1f ms  (%s, load %.1f)\n",
+			gangWorkloadLabel(run.Size), run.Side.Name, rep, r.Throughput, orNA(r.groupAttempts(), "%.0f"),
+			msOrNA(r.Group, r.Group.P50), msOrNA(r.Group, r.Group.P99), r.PodAttempt.P50, r.PodAttempt.P99, r.Wall.Round(time.Second), r.Load)
+		return r, nil
+	})
+	if err != nil {
+		return err
 	}
 	return printAndWrite(h, gangMarkdown(h, results, reps, o), o.Markdown)
 }

@@ -266,13 +266,30 @@ func TestGangRuns(t *testing.T) {
 	}
 }
 
-func TestParseGangSizes(t *testing.T) {
-	if got, err := parseGangSizes("8, 32,8"); err != nil || !reflect.DeepEqual(got, []int{8, 32}) {
-		t.Errorf("parseGangSizes = %v, %v", got, err)
-	}
-	for _, bad := range []string{"0", "8,x", ""} {
-		if _, err := parseGangSizes(bad); err == nil || !strings.Contains(err.Error(), "-gang-sizes") {
-			t.Errorf("parseGangSizes(%q): %v, want an error naming -gang-sizes", bad, err)
+// TestParsePositiveSizes: -gang-sizes, -levels-gang-sizes and
+// -preemption-gang-sizes keep each size once, in order, and name the flag
+// of an entry that is not a positive number.
+func TestParsePositiveSizes(t *testing.T) {
+	for _, tc := range []struct {
+		flag, v string
+		want    []int
+		err     string
+	}{
+		{"gang-sizes", "8, 32,8", []int{8, 32}, ""},
+		{"levels-gang-sizes", "32, 128,32", []int{32, 128}, ""},
+		{"preemption-gang-sizes", " 8,32,8 ", []int{8, 32}, ""},
+		{"gang-sizes", "0", nil, `invalid -gang-sizes entry "0": must be a positive number of pods per gang`},
+		{"gang-sizes", "8,x", nil, `invalid -gang-sizes entry "x"`},
+		{"gang-sizes", "", nil, `invalid -gang-sizes entry ""`},
+		{"levels-gang-sizes", "32,0", nil, `invalid -levels-gang-sizes entry "0"`},
+		{"preemption-gang-sizes", "", nil, `invalid -preemption-gang-sizes entry ""`},
+		{"preemption-gang-sizes", "0", nil, `invalid -preemption-gang-sizes entry "0"`},
+		{"preemption-gang-sizes", "8,x", nil, `invalid -preemption-gang-sizes entry "x"`},
+		{"preemption-gang-sizes", "-1", nil, `invalid -preemption-gang-sizes entry "-1"`},
+	} {
+		got, err := parsePositiveSizes(tc.flag, tc.v)
+		if tc.err == "" && (err != nil || !reflect.DeepEqual(got, tc.want)) || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
+			t.Errorf("parsePositiveSizes(%q, %q) = %v, %v; want %v, %q", tc.flag, tc.v, got, err, tc.want, tc.err)
 		}
 	}
 }
@@ -363,10 +380,12 @@ func TestGangOptionsValidate(t *testing.T) {
 	// run refuses them before building anything.
 	bad := defaultGangOptions()
 	bad.Pods = 100
-	if err := run(t.TempDir(), "1000", 1, "vanilla", "", "", 0, "gangs", defaultAPIOptions(), bad, defaultPlacementOptions(), defaultUpstreamOptions(), defaultLevelsOptions()); err == nil || !strings.Contains(err.Error(), "not a multiple of gang size 8") {
+	o := failingOptions(t, "gangs")
+	o.Gangs = bad
+	if err := run(o); err == nil || !strings.Contains(err.Error(), "not a multiple of gang size 8") {
 		t.Errorf("run: %v", err)
 	}
-	if err := run(t.TempDir(), "1000", 1, "vanilla", "", "", 0, "gangs", defaultAPIOptions(), defaultGangOptions(), defaultPlacementOptions(), defaultUpstreamOptions(), defaultLevelsOptions()); err == nil || !strings.Contains(err.Error(), "needs the PodGroup CRD") {
+	if err := run(failingOptions(t, "gangs")); err == nil || !strings.Contains(err.Error(), "needs the PodGroup CRD") {
 		t.Errorf("run without a checkout: %v, want an error about the CRD", err)
 	}
 }

@@ -150,23 +150,6 @@ func parseLevelsShape(v string) (levelsShape, error) {
 	return levelsShape{Blocks: n[0], RacksPerBlock: n[1], NodesPerRack: n[2]}, nil
 }
 
-// parseLevelsGangSizes parses -levels-gang-sizes.
-func parseLevelsGangSizes(v string) ([]int, error) {
-	var sizes []int
-	seen := map[int]bool{}
-	for _, f := range strings.Split(v, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < 1 {
-			return nil, fmt.Errorf("invalid -levels-gang-sizes entry %q: must be a positive number of pods per gang", f)
-		}
-		if !seen[n] {
-			seen[n] = true
-			sizes = append(sizes, n)
-		}
-	}
-	return sizes, nil
-}
-
 // levelsOptions are the suite's flags.
 type levelsOptions struct {
 	Shape levelsShape
@@ -609,16 +592,10 @@ func lookup(v any, path ...any) any {
 	return v
 }
 
-// levelsSuiteFiles validates the suite's options and adds its files to
-// files (which may be nil): run's hook.
-func levelsSuiteFiles(root string, files map[string][]byte, o levelsOptions) (map[string][]byte, error) {
-	return addCRDSuiteFiles(root, files, "levels", o.validate, func(crd []byte) (map[string][]byte, error) { return levelsFiles(crd, o) })
-}
-
-// addCRDSuiteFiles is the hook of a suite whose files embed the PodGroup
-// CRD: it validates the options, reads the CRD under root, builds the
-// suite's files and adds them to files (which may be nil).
-func addCRDSuiteFiles(root string, files map[string][]byte, suite string, validate func() error, build func(crd []byte) (map[string][]byte, error)) (map[string][]byte, error) {
+// crdSuiteFiles prepares a suite whose files embed the PodGroup CRD: it
+// validates the options, reads the CRD under root and builds the suite's
+// files from it.
+func crdSuiteFiles(root, suite string, validate func() error, build func(crd []byte) (map[string][]byte, error)) (map[string][]byte, error) {
 	if err := validate(); err != nil {
 		return nil, err
 	}
@@ -626,17 +603,7 @@ func addCRDSuiteFiles(root string, files map[string][]byte, suite string, valida
 	if err != nil {
 		return nil, fmt.Errorf("the %s suite needs the PodGroup CRD: %w", suite, err)
 	}
-	more, err := build(crd)
-	if err != nil {
-		return nil, err
-	}
-	if files == nil {
-		files = map[string][]byte{}
-	}
-	for name, content := range more {
-		files[name] = content
-	}
-	return files, nil
+	return build(crd)
 }
 
 // levelsMetrics are the placement suite's metrics and those of the levels.
@@ -712,26 +679,43 @@ func levelsResultFrom(items []dataItem) levelsResult {
 	return r
 }
 
+// levelsSuite is the levels suite: levelsRuns' workloads on levelsSide.
+type levelsSuite struct{ o levelsOptions }
+
+func (levelsSuite) name() string { return "levels" }
+
+func (s levelsSuite) prepare(h *harness) (map[string][]byte, error) {
+	return crdSuiteFiles(h.root, s.name(), s.o.validate, func(crd []byte) (map[string][]byte, error) { return levelsFiles(crd, s.o) })
+}
+
+// trees: the levels suite runs on the patched tree alone.
+func (levelsSuite) trees(have []string) []string { return addTrees(have, levelsSide.Tree) }
+
+func (s levelsSuite) config(tree string) string { return levelsConfig(tree, s.o) }
+
+func (s levelsSuite) run(h *harness, reps int) error { return runLevels(h, reps, s.o) }
+
 // runLevels runs every workload of the suite reps times and writes the
 // markdown summary.
 func runLevels(h *harness, reps int, o levelsOptions) error {
 	lay := o.layout()
 	fmt.Printf("==> levels suite: %s, %.1f%% of the member slots filled (seed %d)\n", o.Shape, 100*lay.usedShare(), o.Seed)
-	var results []levelsResult
-	for rep := 1; rep <= reps; rep++ {
-		for _, run := range levelsRuns(o, lay, rep) {
-			r, err := runLevelsOne(h, run, rep, o, lay)
-			if err != nil {
-				return err
-			}
-			fmt.Printf("gangs of %-4d %-31s rep %d  %3d gangs  %s pods/s  decision p50/p99 %s/%s ms  CPU/group cycle %s ms  racks/gang mean %s max %d  over block minimum %d  (%s, load %.1f)\n",
-				run.Size, run.Kind.label(), rep, run.Gangs, orNA(positiveOrNA(r.Throughput), "%.1f"), msOrNA(r.Decision, r.Decision.P50), msOrNA(r.Decision, r.Decision.P99),
-				orNA(r.GroupCPU, "%.1f"), orNA(r.Racks.meanOrNA(), "%.2f"), r.Racks.Max, r.Racks.OverBlockMin, r.Wall.Round(time.Second), r.Load)
-			for _, p := range r.Racks.Problems {
-				fmt.Printf("  placement log: %s\n", p)
-			}
-			results = append(results, r)
+	runs := func(rep int) []levelsRun { return levelsRuns(o, lay, rep) }
+	results, err := repeat(reps, runs, func(run levelsRun, rep int) (levelsResult, error) {
+		r, err := runLevelsOne(h, run, rep, o, lay)
+		if err != nil {
+			return levelsResult{}, err
 		}
+		fmt.Printf("gangs of %-4d %-31s rep %d  %3d gangs  %s pods/s  decision p50/p99 %s/%s ms  CPU/group cycle %s ms  racks/gang mean %s max %d  over block minimum %d  (%s, load %.1f)\n",
+			run.Size, run.Kind.label(), rep, run.Gangs, orNA(positiveOrNA(r.Throughput), "%.1f"), msOrNA(r.Decision, r.Decision.P50), msOrNA(r.Decision, r.Decision.P99),
+			orNA(r.GroupCPU, "%.1f"), orNA(r.Racks.meanOrNA(), "%.2f"), r.Racks.Max, r.Racks.OverBlockMin, r.Wall.Round(time.Second), r.Load)
+		for _, p := range r.Racks.Problems {
+			fmt.Printf("  placement log: %s\n", p)
+		}
+		return r, nil
+	})
+	if err != nil {
+		return err
 	}
 	return printAndWrite(h, levelsMarkdown(h, results, reps, o, lay), o.Markdown)
 }

@@ -501,7 +501,7 @@ func TestLevelsFiles(t *testing.T) {
 	if string(more[gangCRDTemplate]) != string(files[gangCRDTemplate]) {
 		t.Errorf("placement and levels write different %s", gangCRDTemplate)
 	}
-	// run's hook adds them to the other suites' files.
+	// The suite's prepare reads the CRD and returns them.
 	root := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(root, filepath.Dir(gangCRDFile)), 0o755); err != nil {
 		t.Fatal(err)
@@ -509,12 +509,8 @@ func TestLevelsFiles(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, gangCRDFile), crd, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	all, err := levelsSuiteFiles(root, map[string][]byte{"other.yaml": []byte("x")}, o)
-	if err != nil || len(all) != len(want)+1 || string(all["other.yaml"]) != "x" {
-		t.Errorf("levelsSuiteFiles: %d files, %v", len(all), err)
-	}
-	if all, err := levelsSuiteFiles(root, nil, o); err != nil || len(all) != len(want) {
-		t.Errorf("levelsSuiteFiles without other files: %d files, %v", len(all), err)
+	if all, err := (levelsSuite{o: o}).prepare(&harness{root: root}); err != nil || len(all) != len(want) {
+		t.Errorf("prepare: %d files, %v", len(all), err)
 	}
 }
 
@@ -530,13 +526,6 @@ func TestParseLevelsFlags(t *testing.T) {
 		if _, err := parseLevelsShape(bad); err == nil || !strings.Contains(err.Error(), "-levels-shape") {
 			t.Errorf("%q: %v", bad, err)
 		}
-	}
-	sizes, err := parseLevelsGangSizes("32, 128,32")
-	if err != nil || !reflect.DeepEqual(sizes, []int{32, 128}) {
-		t.Errorf("sizes %v, %v", sizes, err)
-	}
-	if _, err := parseLevelsGangSizes("32,0"); err == nil || !strings.Contains(err.Error(), "-levels-gang-sizes") {
-		t.Errorf("size 0: %v", err)
 	}
 }
 
@@ -573,10 +562,12 @@ func TestLevelsOptionsValidate(t *testing.T) {
 	}
 	// run refuses them before building anything, and needs the CRD.
 	bad := with(func(o *levelsOptions) { o.Pods = 100 })
-	if err := run(t.TempDir(), "1000", 1, "vanilla", "", "", 0, "levels", defaultAPIOptions(), defaultGangOptions(), defaultPlacementOptions(), defaultUpstreamOptions(), bad); err == nil || !strings.Contains(err.Error(), "-levels-pods 100 is not a multiple") {
+	o := failingOptions(t, "levels")
+	o.Levels = bad
+	if err := run(o); err == nil || !strings.Contains(err.Error(), "-levels-pods 100 is not a multiple") {
 		t.Errorf("run: %v", err)
 	}
-	if err := run(t.TempDir(), "1000", 1, "vanilla", "", "", 0, "levels", defaultAPIOptions(), defaultGangOptions(), defaultPlacementOptions(), defaultUpstreamOptions(), defaultLevelsOptions()); err == nil || !strings.Contains(err.Error(), "the levels suite needs the PodGroup CRD") {
+	if err := run(failingOptions(t, "levels")); err == nil || !strings.Contains(err.Error(), "the levels suite needs the PodGroup CRD") {
 		t.Errorf("run without a checkout: %v", err)
 	}
 }
@@ -817,9 +808,9 @@ func TestLevelsMarkdown(t *testing.T) {
 	o := defaultLevelsOptions()
 	o.Command = "make bench BENCH_ARGS='-suites levels -reps 2'"
 	lay := o.layout()
-	mk := func(size int, k levelsKind, gangs, rep int, tp, p99 float64, racks rackStats) levelsResult {
+	mk := func(run levelsRun, rep int, tp, p99 float64, racks rackStats) levelsResult {
 		r := levelsResultFrom(levelsItems())
-		r.Side, r.Size, r.Rep, r.Constraint, r.Gangs, r.Throughput, r.Load = "patched-gate-on", size, rep, k, gangs, tp, 1.2
+		r.Side, r.Size, r.Rep, r.Constraint, r.Gangs, r.Throughput, r.Load = "patched-gate-on", run.Size, rep, run.Kind, run.Gangs, tp, 1.2
 		r.Decision.P99 = p99
 		r.GroupCPU = -1
 		r.Racks = racks
@@ -829,13 +820,13 @@ func TestLevelsMarkdown(t *testing.T) {
 	spilled := rackStats{Gangs: 32, Compared: 32, Expected: 32, OneRack: 21, Total: 44, Max: 3, Dist: map[int]int{1: 21, 2: 10, 3: 1},
 		OverBlockMin: 1, OverClusterMin: 2, SpilledOverFit: 0, CrossBlock: 0, WorstOver: "gang-30: 3 racks, 2 would do"}
 	rack128 := rackStats{Gangs: 21, Compared: 21, Expected: 21, OneRack: 21, Total: 21, Max: 1, Dist: map[int]int{1: 21}}
-	cpu := mk(32, levelsBlockRack, 128, 1, 300, 40, clean)
+	cpu := mk(levelsRun{Size: 32, Gangs: 128, Kind: levelsBlockRack}, 1, 300, 40, clean)
 	cpu.GroupCPU = 12.34
 	results := []levelsResult{
-		cpu, mk(32, levelsBlockRack, 128, 2, 200, 70, clean),
-		mk(32, levelsRackOnly, 128, 1, 310, 30, clean),
-		mk(128, levelsBlockRack, 32, 1, 150, 300, spilled),
-		mk(128, levelsRackOnly, 21, 1, 0, 50, rack128),
+		cpu, mk(levelsRun{Size: 32, Gangs: 128, Kind: levelsBlockRack}, 2, 200, 70, clean),
+		mk(levelsRun{Size: 32, Gangs: 128, Kind: levelsRackOnly}, 1, 310, 30, clean),
+		mk(levelsRun{Size: 128, Gangs: 32, Kind: levelsBlockRack}, 1, 150, 300, spilled),
+		mk(levelsRun{Size: 128, Gangs: 21, Kind: levelsRackOnly}, 1, 0, 50, rack128),
 	}
 	results[4].Racks.Problems = []string{"gang-3: 2 pods bound, not 128"}
 	md := levelsMarkdown(h, results, 2, o, lay)

@@ -353,24 +353,25 @@ func runMemory(root string, o memoryOptions) error {
 		}
 		return os.WriteFile(saved, append(data, '\n'), 0o644)
 	}
+	sides := func(rep int) []side { return sidesForRep(o.sides(), rep) }
 	for _, w := range o.Workloads {
 		reps := o.Reps
 		if w == "soak" {
 			reps = o.SoakReps
 		}
-		for rep := 1; rep <= reps; rep++ {
-			for _, s := range sidesForRep(o.sides(), rep) {
-				r, err := h.run(w, s.Name, rep, o.memloadArgs(w))
-				if err != nil {
-					return fmt.Errorf("memory suite, %s on %s, repetition %d: %w", w, s.Name, rep, err)
-				}
-				fmt.Printf("memory %-8s %-8s rep %d: heap in use after GC %.1f MiB (spans %.1f MiB), peak RSS %.1f MiB (%.0f s)\n",
-					w, s.Name, rep, r.HeapAlloc/mebi, r.HeapInuse/mebi, r.PeakRSS/mebi, r.Seconds)
-				res.Runs = append(res.Runs, r)
-				if err := save(); err != nil {
-					return err
-				}
+		// results.json is written again after every run.
+		_, err := repeat(reps, sides, func(s side, rep int) (memRun, error) {
+			r, err := h.run(w, s.Name, rep, o.memloadArgs(w))
+			if err != nil {
+				return memRun{}, fmt.Errorf("memory suite, %s on %s, repetition %d: %w", w, s.Name, rep, err)
 			}
+			fmt.Printf("memory %-8s %-8s rep %d: heap in use after GC %.1f MiB (spans %.1f MiB), peak RSS %.1f MiB (%.0f s)\n",
+				w, s.Name, rep, r.HeapAlloc/mebi, r.HeapInuse/mebi, r.PeakRSS/mebi, r.Seconds)
+			res.Runs = append(res.Runs, r)
+			return r, save()
+		})
+		if err != nil {
+			return err
 		}
 	}
 	return writeMemoryReport(root, *res)

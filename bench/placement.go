@@ -525,21 +525,37 @@ func (r placementResult) evaluationMean() float64 {
 	return (r.Feasible.Avg*r.Feasible.Count + r.Infeasible.Avg*r.Infeasible.Count) / n
 }
 
+// placementSuite is the placement suite: placementRuns' workloads.
+type placementSuite struct{ o placementOptions }
+
+func (placementSuite) name() string { return "placement" }
+
+func (s placementSuite) prepare(h *harness) (map[string][]byte, error) {
+	return crdSuiteFiles(h.root, s.name(), s.o.validate, func(crd []byte) (map[string][]byte, error) { return placementFiles(crd, s.o) })
+}
+
+func (placementSuite) trees([]string) []string { return bothTrees() }
+
+func (s placementSuite) config(tree string) string { return placementConfig(tree, s.o) }
+
+func (s placementSuite) run(h *harness, reps int) error { return runPlacement(h, reps, s.o) }
+
 // runPlacement runs every workload of the suite reps times (the runs of a
 // repetition in placementRuns' order) and writes the markdown summary.
 func runPlacement(h *harness, reps int, o placementOptions) error {
-	var results []placementResult
-	for rep := 1; rep <= reps; rep++ {
-		for _, run := range placementRuns(o.Clusters) {
-			r, err := runPlacementOne(h, run, rep, o)
-			if err != nil {
-				return err
-			}
-			fmt.Printf("%-22s %-20s %-16s rep %d  %7.1f pods/s  group p50/p99 %s/%s ms  CPU/group cycle %s ms  evaluations %s  feasible p50/p99 %s/%s ms  (%s, load %.1f)\n",
-				run.Cluster.id(), run.Kind.label(o.GangSize), run.Side.Name, rep, r.Throughput, msOrNA(r.Group, r.Group.P50), msOrNA(r.Group, r.Group.P99),
-				orNA(r.GroupCPU, "%.1f"), orNA(r.evaluations(), "%.0f"), msOrNA(r.Feasible, r.Feasible.P50), msOrNA(r.Feasible, r.Feasible.P99), r.Wall.Round(time.Second), r.Load)
-			results = append(results, r)
+	runs := func(int) []placementRun { return placementRuns(o.Clusters) }
+	results, err := repeat(reps, runs, func(run placementRun, rep int) (placementResult, error) {
+		r, err := runPlacementOne(h, run, rep, o)
+		if err != nil {
+			return placementResult{}, err
 		}
+		fmt.Printf("%-22s %-20s %-16s rep %d  %7.1f pods/s  group p50/p99 %s/%s ms  CPU/group cycle %s ms  evaluations %s  feasible p50/p99 %s/%s ms  (%s, load %.1f)\n",
+			run.Cluster.id(), run.Kind.label(o.GangSize), run.Side.Name, rep, r.Throughput, msOrNA(r.Group, r.Group.P50), msOrNA(r.Group, r.Group.P99),
+			orNA(r.GroupCPU, "%.1f"), orNA(r.evaluations(), "%.0f"), msOrNA(r.Feasible, r.Feasible.P50), msOrNA(r.Feasible, r.Feasible.P99), r.Wall.Round(time.Second), r.Load)
+		return r, nil
+	})
+	if err != nil {
+		return err
 	}
 	return printAndWrite(h, placementMarkdown(h, results, reps, o), o.Markdown)
 }

@@ -539,10 +539,12 @@ func TestPlacementOptionsValidate(t *testing.T) {
 	}
 	// run refuses them before building anything.
 	bad := with(func(o *placementOptions) { o.Pods = 100 })
-	if err := run(t.TempDir(), "1000", 1, "vanilla", "", "", 0, "placement", defaultAPIOptions(), defaultGangOptions(), bad, defaultUpstreamOptions(), defaultLevelsOptions()); err == nil || !strings.Contains(err.Error(), "invalid -placement-pods 100") {
+	o := failingOptions(t, "placement")
+	o.Placement = bad
+	if err := run(o); err == nil || !strings.Contains(err.Error(), "invalid -placement-pods 100") {
 		t.Errorf("run: %v", err)
 	}
-	if err := run(t.TempDir(), "1000", 1, "vanilla", "", "", 0, "placement", defaultAPIOptions(), defaultGangOptions(), defaultPlacementOptions(), defaultUpstreamOptions(), defaultLevelsOptions()); err == nil || !strings.Contains(err.Error(), "the placement suite needs the PodGroup CRD") {
+	if err := run(failingOptions(t, "placement")); err == nil || !strings.Contains(err.Error(), "the placement suite needs the PodGroup CRD") {
 		t.Errorf("run without a checkout: %v, want an error about the CRD", err)
 	}
 }

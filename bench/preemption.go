@@ -147,23 +147,6 @@ func (o preemptionOptions) racks() int {
 	return o.Nodes / o.RackNodes
 }
 
-// parsePreemptionGangSizes parses -preemption-gang-sizes.
-func parsePreemptionGangSizes(v string) ([]int, error) {
-	var sizes []int
-	seen := map[int]bool{}
-	for _, f := range strings.Split(v, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < 1 {
-			return nil, fmt.Errorf("invalid -preemption-gang-sizes entry %q: must be a positive number of pods per gang", f)
-		}
-		if !seen[n] {
-			seen[n] = true
-			sizes = append(sizes, n)
-		}
-	}
-	return sizes, nil
-}
-
 // validate checks the flags: the measured pods must fit in the cluster
 // once every fill Pod is gone, every gang must be complete, and with the
 // rack variant, every gang must fit in a rack and all of them in the
@@ -411,12 +394,6 @@ func preemptionFiles(crd []byte, o preemptionOptions) (map[string][]byte, error)
 		}
 	}
 	return files, nil
-}
-
-// preemptionSuiteFiles validates the suite's options and adds its files
-// to files (which may be nil): run's hook.
-func preemptionSuiteFiles(root string, files map[string][]byte, o preemptionOptions) (map[string][]byte, error) {
-	return addCRDSuiteFiles(root, files, "preemption", o.validate, func(crd []byte) (map[string][]byte, error) { return preemptionFiles(crd, o) })
 }
 
 // preemptionTrees are the trees the suite runs on.
@@ -857,25 +834,43 @@ func firstN(s []string, n int) []string {
 	return s
 }
 
+// preemptionSuite is the preemption suite: preemptionRuns' workloads.
+type preemptionSuite struct{ o preemptionOptions }
+
+func (preemptionSuite) name() string { return "preemption" }
+
+func (s preemptionSuite) prepare(h *harness) (map[string][]byte, error) {
+	return crdSuiteFiles(h.root, s.name(), s.o.validate, func(crd []byte) (map[string][]byte, error) { return preemptionFiles(crd, s.o) })
+}
+
+func (s preemptionSuite) trees(have []string) []string {
+	return addTrees(have, preemptionTrees(s.o)...)
+}
+
+func (s preemptionSuite) config(tree string) string { return preemptionConfig(tree, s.o) }
+
+func (s preemptionSuite) run(h *harness, reps int) error { return runPreemption(h, reps, s.o) }
+
 // runPreemption runs every workload of the suite reps times and writes the
 // markdown summary.
 func runPreemption(h *harness, reps int, o preemptionOptions) error {
 	fmt.Printf("==> preemption suite: %d nodes of %d CPUs filled with %d bound 1-CPU pods of priority %d; %d measured pods of priority %d per workload\n",
 		o.Nodes, preemptionNodeCPU, o.slots(), preemptionFillPriority, o.Pods, preemptionPriority)
-	var results []preemptionResult
-	for rep := 1; rep <= reps; rep++ {
-		for _, run := range preemptionRuns(o, rep) {
-			r, err := runPreemptionOne(h, run, rep, o)
-			if err != nil {
-				return err
-			}
-			s := r.Stats
-			fmt.Printf("%-22s %-16s rep %d  %4d %ss  %s pods/s  makespan %.2f s  creation→bound p50/p99 %s/%s ms  victims/%s %s (excess %d)  (%s, load %.1f)\n",
-				run.Kind.label(run.Size), run.Side.Name, rep, r.Units, run.Kind.unit(), orNA(s.throughput(), "%.1f"), s.Makespan,
-				spreadMs(s.Latency, s.Latency.P50), spreadMs(s.Latency, s.Latency.P99), run.Kind.unit(), orNA(float64(s.Deleted)/float64(r.Units), "%.2f"), s.excess(),
-				r.Wall.Round(time.Second), r.Load)
-			results = append(results, r)
+	runs := func(rep int) []preemptionRun { return preemptionRuns(o, rep) }
+	results, err := repeat(reps, runs, func(run preemptionRun, rep int) (preemptionResult, error) {
+		r, err := runPreemptionOne(h, run, rep, o)
+		if err != nil {
+			return preemptionResult{}, err
 		}
+		s := r.Stats
+		fmt.Printf("%-22s %-16s rep %d  %4d %ss  %s pods/s  makespan %.2f s  creation→bound p50/p99 %s/%s ms  victims/%s %s (excess %d)  (%s, load %.1f)\n",
+			run.Kind.label(run.Size), run.Side.Name, rep, r.Units, run.Kind.unit(), orNA(s.throughput(), "%.1f"), s.Makespan,
+			spreadMs(s.Latency, s.Latency.P50), spreadMs(s.Latency, s.Latency.P99), run.Kind.unit(), orNA(float64(s.Deleted)/float64(r.Units), "%.2f"), s.excess(),
+			r.Wall.Round(time.Second), r.Load)
+		return r, nil
+	})
+	if err != nil {
+		return err
 	}
 	return printAndWrite(h, preemptionMarkdown(h, results, reps, o), o.Markdown)
 }

@@ -23,17 +23,6 @@ func smokePreemptionOptions() preemptionOptions {
 	return o
 }
 
-func TestParsePreemptionGangSizes(t *testing.T) {
-	if got, err := parsePreemptionGangSizes(" 8,32,8 "); err != nil || !reflect.DeepEqual(got, []int{8, 32}) {
-		t.Errorf("8,32,8: %v, %v", got, err)
-	}
-	for _, bad := range []string{"", "0", "8,x", "-1"} {
-		if _, err := parsePreemptionGangSizes(bad); err == nil || !strings.Contains(err.Error(), "-preemption-gang-sizes") {
-			t.Errorf("%q: %v", bad, err)
-		}
-	}
-}
-
 func TestPreemptionOptionsValidate(t *testing.T) {
 	for _, o := range []preemptionOptions{defaultPreemptionOptions(), smokePreemptionOptions()} {
 		if err := o.validate(); err != nil {
@@ -156,9 +145,9 @@ func TestPreemptionFiles(t *testing.T) {
 	if _, err := preemptionFiles([]byte("description: {{ oops }}"), o); err == nil || !strings.Contains(err.Error(), "'{{'") {
 		t.Errorf("a CRD with '{{': %v", err)
 	}
-	// run's hook adds them to the other suites' files.
+	// The suite's prepare reads the CRD and returns them.
 	root := t.TempDir()
-	if _, err := preemptionSuiteFiles(root, nil, defaultPreemptionOptions()); err == nil || !strings.Contains(err.Error(), "the preemption suite needs the PodGroup CRD") {
+	if _, err := (preemptionSuite{o: defaultPreemptionOptions()}).prepare(&harness{root: root}); err == nil || !strings.Contains(err.Error(), "the preemption suite needs the PodGroup CRD") {
 		t.Errorf("without the CRD: %v", err)
 	}
 	if err := os.MkdirAll(filepath.Join(root, filepath.Dir(gangCRDFile)), 0o755); err != nil {
@@ -167,13 +156,12 @@ func TestPreemptionFiles(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, gangCRDFile), crd, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	all, err := preemptionSuiteFiles(root, map[string][]byte{"other.yaml": []byte("x")}, defaultPreemptionOptions())
-	if err != nil || len(all) != len(want)+1 || string(all["other.yaml"]) != "x" {
-		t.Errorf("preemptionSuiteFiles: %d files, %v", len(all), err)
+	if all, err := (preemptionSuite{o: defaultPreemptionOptions()}).prepare(&harness{root: root}); err != nil || len(all) != len(want) {
+		t.Errorf("prepare: %d files, %v", len(all), err)
 	}
 	bad := defaultPreemptionOptions()
 	bad.Pods = 100
-	if _, err := preemptionSuiteFiles(root, nil, bad); err == nil || !strings.Contains(err.Error(), "not a multiple of gang size 8") {
+	if _, err := (preemptionSuite{o: bad}).prepare(&harness{root: root}); err == nil || !strings.Contains(err.Error(), "not a multiple of gang size 8") {
 		t.Errorf("bad options: %v", err)
 	}
 }
@@ -687,10 +675,12 @@ func TestPreemptionMarkdown(t *testing.T) {
 func TestRunRejectsBadPreemptionFlags(t *testing.T) {
 	bad := defaultPreemptionOptions()
 	bad.Pods = 100
-	if err := run(t.TempDir(), "1000", 1, "vanilla", "", "", 0, "preemption", defaultAPIOptions(), defaultGangOptions(), defaultPlacementOptions(), defaultUpstreamOptions(), defaultLevelsOptions(), bad); err == nil || !strings.Contains(err.Error(), "-preemption-pods 100 is not a multiple of gang size 8") {
+	o := failingOptions(t, "preemption")
+	o.Preemption = bad
+	if err := run(o); err == nil || !strings.Contains(err.Error(), "-preemption-pods 100 is not a multiple of gang size 8") {
 		t.Errorf("bad pods: %v", err)
 	}
-	if err := run(t.TempDir(), "1000", 1, "vanilla", "", "", 0, "preemption", defaultAPIOptions(), defaultGangOptions(), defaultPlacementOptions(), defaultUpstreamOptions(), defaultLevelsOptions()); err == nil || !strings.Contains(err.Error(), "the preemption suite needs the PodGroup CRD") {
+	if err := run(failingOptions(t, "preemption")); err == nil || !strings.Contains(err.Error(), "the preemption suite needs the PodGroup CRD") {
 		t.Errorf("no CRD, default options: %v", err)
 	}
 }

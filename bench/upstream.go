@@ -626,26 +626,59 @@ func (r upstreamResult) sideName() string    { return r.Side }
 func (r upstreamResult) repetition() int     { return r.Rep }
 func (r upstreamResult) load() float64       { return r.Load }
 
+// upstreamSuite is the upstream suite: upstream's workloads on
+// upstreamSides.
+type upstreamSuite struct {
+	o upstreamOptions
+	// workloads are the workloads to run and testCases their
+	// configuration, as prepare read them from the vanilla tree.
+	workloads []upstreamWorkload
+	testCases string
+}
+
+func (*upstreamSuite) name() string { return "upstream" }
+
+func (s *upstreamSuite) prepare(h *harness) (map[string][]byte, error) {
+	chosen, err := s.o.validate()
+	if err != nil {
+		return nil, err
+	}
+	raw, ref, err := upstreamSource(h)
+	if err != nil {
+		return nil, fmt.Errorf("the upstream suite reads %s from the vanilla tree: %w", upstreamConfigPath, err)
+	}
+	s.testCases, s.workloads, err = upstreamConfig(raw, ref, chosen)
+	return nil, err
+}
+
+func (*upstreamSuite) trees([]string) []string { return bothTrees() }
+
+func (s *upstreamSuite) config(string) string { return s.testCases }
+
+func (s *upstreamSuite) run(h *harness, reps int) error {
+	return runUpstream(h, s.workloads, reps, s.o)
+}
+
 // runUpstream runs every workload on both sides, reps times (the sides in
 // sidesForRep's order), and writes the markdown summary.
 func runUpstream(h *harness, workloads []upstreamWorkload, reps int, o upstreamOptions) error {
-	var results []upstreamResult
-	for rep := 1; rep <= reps; rep++ {
-		for _, w := range workloads {
-			for _, s := range sidesForRep(upstreamSides, rep) {
-				start := time.Now()
-				items, err := h.run(s.Tree, w.caseName(), w.Workload, upstreamRunName(w, s, rep), nil, o.Profile)
-				if err != nil {
-					return fmt.Errorf("%s on %s: %w", w, s.Name, err)
-				}
-				r := upstreamResult{Workload: w, Side: s.Name, Rep: rep, Throughput: resultFrom(items).Throughput, Wall: time.Since(start), Load: loadAverage()}
-				if r.Throughput == 0 {
-					return fmt.Errorf("%s on %s: no SchedulingThroughput (scheduler_perf samples it once a second: did every measured pod schedule within a second? choose a larger workload)", w, s.Name)
-				}
-				fmt.Printf("%-58s %-8s rep %d  %7.1f pods/s  (%s, load %.1f)\n", w, s.Name, rep, r.Throughput, r.Wall.Round(time.Second), r.Load)
-				results = append(results, r)
-			}
+	runs := func(rep int) []onSide[upstreamWorkload] { return onSides(workloads, upstreamSides, rep) }
+	results, err := repeat(reps, runs, func(run onSide[upstreamWorkload], rep int) (upstreamResult, error) {
+		w, s := run.Workload, run.Side
+		start := time.Now()
+		items, err := h.run(s.Tree, w.caseName(), w.Workload, upstreamRunName(w, s, rep), nil, o.Profile)
+		if err != nil {
+			return upstreamResult{}, fmt.Errorf("%s on %s: %w", w, s.Name, err)
 		}
+		r := upstreamResult{Workload: w, Side: s.Name, Rep: rep, Throughput: resultFrom(items).Throughput, Wall: time.Since(start), Load: loadAverage()}
+		if r.Throughput == 0 {
+			return upstreamResult{}, fmt.Errorf("%s on %s: no SchedulingThroughput (scheduler_perf samples it once a second: did every measured pod schedule within a second? choose a larger workload)", w, s.Name)
+		}
+		fmt.Printf("%-58s %-8s rep %d  %7.1f pods/s  (%s, load %.1f)\n", w, s.Name, rep, r.Throughput, r.Wall.Round(time.Second), r.Load)
+		return r, nil
+	})
+	if err != nil {
+		return err
 	}
 	return printAndWrite(h, upstreamMarkdown(h, workloads, results, reps, o), o.Markdown)
 }

@@ -487,7 +487,9 @@ func TestRunRejectsBadUpstreamFlags(t *testing.T) {
 		{"no tree", defaultUpstreamOptions(), "the upstream suite reads " + upstreamConfigPath + " from the vanilla tree"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := run(t.TempDir(), "1000", 1, "vanilla", "", "", 0, "upstream", defaultAPIOptions(), defaultGangOptions(), defaultPlacementOptions(), tc.up, defaultLevelsOptions())
+			o := failingOptions(t, "upstream")
+			o.Upstream = tc.up
+			err := run(o)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("run: %v, want an error containing %q", err, tc.want)
 			}
