@@ -245,9 +245,12 @@ func leaderChange(ctx context.Context, t *testing.T, c *cluster.Cluster, sig sys
 			if members != haGangSize || len(inRack) != 1 {
 				t.Errorf("gang %s: %d members in racks %v, want %d in one rack", gangName(g), members, inRack, haGangSize)
 			}
-			s := waitPodGroupStateIn(ctx, t, c, ns, gangName(g), 30*time.Second, func(s podGroupState) bool {
-				return s.scheduled == haGangSize && s.status == "True"
+			s, err := c.WaitPodGroupState(ctx, ns, gangName(g), 30*time.Second, func(s cluster.PodGroupState) bool {
+				return s.Scheduled == haGangSize && s.Status == "True"
 			})
+			if err != nil {
+				t.Fatal(err)
+			}
 			t.Logf("PodGroup %s/%s: %v", ns, gangName(g), s)
 		}
 	}

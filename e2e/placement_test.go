@@ -27,6 +27,24 @@ const rackPodCPU = "12"
 // of the nodes whose label key has value.
 func placementName(key, value string) string { return key + "=" + value }
 
+// placementDecisions GETs the text of /debug/placements/e2e/<group>, logs
+// it, and returns its decisions, newest first, each with the tables'
+// alignment squashed to single spaces; an answer other than 200 fails the
+// test.
+func placementDecisions(t *testing.T, c *cluster.Cluster, group string) []string {
+	t.Helper()
+	code, text := getText(t, c.Admin+"/debug/placements/e2e/"+group)
+	if code != http.StatusOK {
+		t.Fatalf("/debug/placements/e2e/%s: HTTP %d: %s", group, code, text)
+	}
+	t.Logf("/debug/placements/e2e/%s:\n%s", group, text)
+	decisions := strings.Split(text, "\n---\n")
+	for i, d := range decisions {
+		decisions[i] = strings.Join(strings.Fields(d), " ")
+	}
+	return decisions
+}
+
 // nodeRacks maps every node to its rack (cluster.RackLabel).
 func nodeRacks(ctx context.Context, t *testing.T, c *cluster.Cluster) map[string]string {
 	t.Helper()
@@ -58,27 +76,13 @@ func rackPlacements(racks map[string]string) map[string]int {
 // it, divided by cpu and rounded down.
 func rackRoom(ctx context.Context, t *testing.T, c *cluster.Cluster, cpu resource.Quantity) map[string]int {
 	t.Helper()
-	nodes, err := c.Client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	nodes, err := c.NodeCPU(ctx)
 	if err != nil {
 		t.Fatal(err)
-	}
-	pods, err := c.Client.CoreV1().Pods("").List(ctx, metav1.ListOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	used := map[string]int64{}
-	for _, p := range pods.Items {
-		if p.Spec.NodeName == "" || p.Status.Phase == v1.PodSucceeded || p.Status.Phase == v1.PodFailed {
-			continue
-		}
-		for _, ctr := range p.Spec.Containers {
-			used[p.Spec.NodeName] += ctr.Resources.Requests.Cpu().MilliValue()
-		}
 	}
 	room := map[string]int{}
-	for _, n := range nodes.Items {
-		free := n.Status.Allocatable.Cpu().MilliValue() - used[n.Name]
-		room[n.Labels[cluster.RackLabel]] += int(max(free, 0) / cpu.MilliValue())
+	for _, n := range nodes {
+		room[n.Node.Labels[cluster.RackLabel]] += int(max(n.Free(), 0) / cpu.MilliValue())
 	}
 	return room
 }
@@ -90,14 +94,15 @@ func rackRoom(ctx context.Context, t *testing.T, c *cluster.Cluster, cpu resourc
 // and the chosen placement, the pods' rack.
 func rackGangFits(ctx context.Context, t *testing.T, c *cluster.Cluster) {
 	const group, n = "rack-gang", 4
-	if err := c.CreateTopologyGang(ctx, "e2e", group, n, n, cluster.RackLabel, cluster.PodOptions{CPU: rackPodCPU}); err != nil {
+	if err := c.CreateGang(ctx, cluster.GangSpec{Namespace: "e2e", Name: group, MinCount: n, Pods: n, TopologyKey: cluster.RackLabel,
+		Pod: cluster.PodOptions{CPU: rackPodCPU}}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := c.WaitBound(ctx, "e2e", group+"-", n, time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	s := waitPodGroupState(ctx, t, c, group, 30*time.Second, func(s podGroupState) bool {
-		return s.scheduled == n && s.status == "True"
+	s := waitPodGroupState(ctx, t, c, group, 30*time.Second, func(s cluster.PodGroupState) bool {
+		return s.Scheduled == n && s.Status == "True"
 	})
 	t.Logf("PodGroup %s: %v", group, s)
 
@@ -170,13 +175,7 @@ func rackGangFits(ctx context.Context, t *testing.T, c *cluster.Cluster) {
 	}
 
 	// The group's route, in text, marks the chosen placement.
-	code, details := getText(t, c.Admin+"/debug/placements/e2e/"+group)
-	if code != http.StatusOK {
-		t.Fatalf("/debug/placements/e2e/%s: HTTP %d: %s", group, code, details)
-	}
-	t.Logf("/debug/placements/e2e/%s:\n%s", group, details)
-	newest, _, _ := strings.Cut(details, "\n---\n")
-	newest = strings.Join(strings.Fields(newest), " ")
+	newest := placementDecisions(t, c, group)[0]
 	for _, w := range []string{"Result: Scheduled", "Chosen placement: " + chosen, chosen + " *"} {
 		if !strings.Contains(newest, w) {
 			t.Errorf("/debug/placements/e2e/%s: the newest decision does not show %q", group, w)
@@ -205,24 +204,25 @@ func rackGangTooBig(ctx context.Context, t *testing.T, c *cluster.Cluster) {
 	}
 	t.Logf("room for %s-CPU pods per rack: %v", rackPodCPU, room)
 
-	if err := c.CreateTopologyGang(ctx, "e2e", group, n, n, cluster.RackLabel, cluster.PodOptions{CPU: rackPodCPU}); err != nil {
+	if err := c.CreateGang(ctx, cluster.GangSpec{Namespace: "e2e", Name: group, MinCount: n, Pods: n, TopologyKey: cluster.RackLabel,
+		Pod: cluster.PodOptions{CPU: rackPodCPU}}); err != nil {
 		t.Fatal(err)
 	}
 	// The pods go when the checks are done: the scenarios that follow do
 	// not run with a gang retried on every event.
 	defer deleteGroupPods(ctx, t, c, group)
 	waitGangUnschedulable(ctx, t, c, group, n, "rack")
-	s := waitPodGroupState(ctx, t, c, group, 30*time.Second, func(s podGroupState) bool {
-		return s.status == "False" && s.reason == "Unschedulable"
+	s := waitPodGroupState(ctx, t, c, group, 30*time.Second, func(s cluster.PodGroupState) bool {
+		return s.Status == "False" && s.Reason == "Unschedulable"
 	})
 	t.Logf("PodGroup %s: %v", group, s)
-	if s.scheduled != 0 {
-		t.Errorf("PodGroup %s: status.scheduled %d, want 0", group, s.scheduled)
+	if s.Scheduled != 0 {
+		t.Errorf("PodGroup %s: status.scheduled %d, want 0", group, s.Scheduled)
 	}
 	// The message counts the placements evaluated and names the best one
 	// (<key>=<value>).
-	if !strings.Contains(strings.ToLower(s.message), "placement") || !strings.Contains(s.message, cluster.RackLabel+"=") {
-		t.Errorf("PodGroup %s: PodGroupScheduled message %q does not mention the placements (%s=…)", group, s.message, cluster.RackLabel)
+	if !strings.Contains(strings.ToLower(s.Message), "placement") || !strings.Contains(s.Message, cluster.RackLabel+"=") {
+		t.Errorf("PodGroup %s: PodGroupScheduled message %q does not mention the placements (%s=…)", group, s.Message, cluster.RackLabel)
 	}
 
 	var list placementList

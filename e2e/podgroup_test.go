@@ -284,62 +284,16 @@ type placementLevel struct {
 	Reason      string `json:"reason"`
 }
 
-// podGroupState is what the scheduler wrote on a PodGroup: status.scheduled
-// and the PodGroupScheduled condition (empty strings when there is none).
-type podGroupState struct {
-	scheduled               int64
-	status, reason, message string
-	conditions              int
-}
-
-func (s podGroupState) String() string {
-	return fmt.Sprintf("scheduled=%d, PodGroupScheduled=%q reason %q (%d conditions): %s", s.scheduled, s.status, s.reason, s.conditions, s.message)
-}
-
-func getPodGroupState(ctx context.Context, c *cluster.Cluster, name string) (podGroupState, error) {
-	return getPodGroupStateIn(ctx, c, "e2e", name)
-}
-
-func getPodGroupStateIn(ctx context.Context, c *cluster.Cluster, namespace, name string) (podGroupState, error) {
-	pg, err := c.Dynamic.Resource(cluster.PodGroupResource).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
+// waitPodGroupState polls the PodGroup e2e/name until ok accepts its state
+// (the scheduler writes PodGroup status asynchronously) and returns that
+// state; after timeout it fails the test.
+func waitPodGroupState(ctx context.Context, t *testing.T, c *cluster.Cluster, name string, timeout time.Duration, ok func(cluster.PodGroupState) bool) cluster.PodGroupState {
+	t.Helper()
+	s, err := c.WaitPodGroupState(ctx, "e2e", name, timeout, ok)
 	if err != nil {
-		return podGroupState{}, err
+		t.Fatal(err)
 	}
-	var s podGroupState
-	s.scheduled, _, _ = unstructured.NestedInt64(pg.Object, "status", "scheduled")
-	conds, _, _ := unstructured.NestedSlice(pg.Object, "status", "conditions")
-	s.conditions = len(conds)
-	for _, c := range conds {
-		m, _ := c.(map[string]any)
-		if m["type"] == "PodGroupScheduled" {
-			s.status, _ = m["status"].(string)
-			s.reason, _ = m["reason"].(string)
-			s.message, _ = m["message"].(string)
-		}
-	}
-	return s, nil
-}
-
-// waitPodGroupState polls the PodGroup until ok accepts its state (the
-// scheduler writes PodGroup status asynchronously) and returns that state.
-func waitPodGroupState(ctx context.Context, t *testing.T, c *cluster.Cluster, name string, timeout time.Duration, ok func(podGroupState) bool) podGroupState {
-	t.Helper()
-	return waitPodGroupStateIn(ctx, t, c, "e2e", name, timeout, ok)
-}
-
-func waitPodGroupStateIn(ctx context.Context, t *testing.T, c *cluster.Cluster, namespace, name string, timeout time.Duration, ok func(podGroupState) bool) podGroupState {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		s, err := getPodGroupStateIn(ctx, c, namespace, name)
-		if err == nil && ok(s) {
-			return s
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("PodGroup %s/%s after %s: %v (err %v)", namespace, name, timeout, s, err)
-		}
-		time.Sleep(250 * time.Millisecond)
-	}
+	return s
 }
 
 func podScheduledCondition(pod *v1.Pod) *v1.PodCondition {
@@ -377,16 +331,17 @@ func getText(t *testing.T, url string) (int, string) {
 // admin API shows the cycle with the node of every pod.
 func gangFits(ctx context.Context, t *testing.T, c *cluster.Cluster) {
 	const group, n = "gang-fits", 4
-	if err := c.CreateGang(ctx, "e2e", group, n, n, cluster.PodOptions{CPU: "1"}); err != nil {
+	if err := c.CreateGang(ctx, cluster.GangSpec{Namespace: "e2e", Name: group, MinCount: n, Pods: n,
+		Pod: cluster.PodOptions{CPU: "1"}}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := c.WaitBound(ctx, "e2e", group+"-", n, time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	s := waitPodGroupState(ctx, t, c, group, 30*time.Second, func(s podGroupState) bool {
-		return s.scheduled == n && s.status == "True"
+	s := waitPodGroupState(ctx, t, c, group, 30*time.Second, func(s cluster.PodGroupState) bool {
+		return s.Scheduled == n && s.Status == "True"
 	})
-	if s.reason != "Scheduled" {
+	if s.Reason != "Scheduled" {
 		t.Errorf("PodGroup %s: %v, want reason Scheduled", group, s)
 	}
 	t.Logf("PodGroup %s: %v", group, s)
@@ -420,14 +375,8 @@ func gangFits(ctx context.Context, t *testing.T, c *cluster.Cluster) {
 	t.Logf("/debug/placements:\n%s", table)
 
 	// The group's route shows the newest cycle in full.
-	code, details := getText(t, c.Admin+"/debug/placements/e2e/"+group)
-	if code != http.StatusOK {
-		t.Fatalf("/debug/placements/e2e/%s: HTTP %d: %s", group, code, details)
-	}
-	t.Logf("/debug/placements/e2e/%s:\n%s", group, details)
-	newest, _, _ := strings.Cut(details, "\n---\n")
 	// Compared with the table's alignment squashed to single spaces.
-	newest = strings.Join(strings.Fields(newest), " ")
+	newest := placementDecisions(t, c, group)[0]
 	want := []string{"Pod group: e2e/" + group, "Result: Scheduled", fmt.Sprintf("Assignments (%d):", n)}
 	for name, node := range nodeOf {
 		want = append(want, name+" "+node+" <none>")
@@ -447,7 +396,8 @@ func gangTooBig(ctx context.Context, t *testing.T, c *cluster.Cluster, nodes int
 	const group = "gang-too-big"
 	// 17 CPUs: one pod per 32-CPU node, so nodes of them fit and one does not.
 	n := nodes + 1
-	if err := c.CreateGang(ctx, "e2e", group, n, n, cluster.PodOptions{CPU: "17"}); err != nil {
+	if err := c.CreateGang(ctx, cluster.GangSpec{Namespace: "e2e", Name: group, MinCount: n, Pods: n,
+		Pod: cluster.PodOptions{CPU: "17"}}); err != nil {
 		t.Fatal(err)
 	}
 	// The pods go when the checks are done: the scenarios that follow do
@@ -478,12 +428,12 @@ func gangTooBig(ctx context.Context, t *testing.T, c *cluster.Cluster, nodes int
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
-	s := waitPodGroupState(ctx, t, c, group, 30*time.Second, func(s podGroupState) bool {
-		return s.status == "False" && s.reason == "Unschedulable"
+	s := waitPodGroupState(ctx, t, c, group, 30*time.Second, func(s cluster.PodGroupState) bool {
+		return s.Status == "False" && s.Reason == "Unschedulable"
 	})
 	t.Logf("PodGroup %s: %v", group, s)
-	if s.scheduled != 0 {
-		t.Errorf("PodGroup %s: status.scheduled %d, want 0", group, s.scheduled)
+	if s.Scheduled != 0 {
+		t.Errorf("PodGroup %s: status.scheduled %d, want 0", group, s.Scheduled)
 	}
 
 	// The admin API shows every member waiting, with its group.
@@ -528,13 +478,14 @@ func gangTooBig(ctx context.Context, t *testing.T, c *cluster.Cluster, nodes int
 // and /debug/placements answers 501.
 func podGroupsIgnoredGatesOff(ctx context.Context, t *testing.T, c *cluster.Cluster) {
 	const group = "gates-off"
-	if err := c.CreateGang(ctx, "e2e", group, 4, 3, cluster.PodOptions{CPU: "100m"}); err != nil {
+	if err := c.CreateGang(ctx, cluster.GangSpec{Namespace: "e2e", Name: group, MinCount: 4, Pods: 3,
+		Pod: cluster.PodOptions{CPU: "100m"}}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := c.WaitBound(ctx, "e2e", group+"-", 3, time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	if s, err := getPodGroupState(ctx, c, group); err != nil || s.conditions != 0 || s.scheduled != 0 {
+	if s, err := c.PodGroupState(ctx, "e2e", group); err != nil || s.Conditions != 0 || s.Scheduled != 0 {
 		t.Errorf("PodGroup %s with the gate off: %v (err %v), want no status", group, s, err)
 	}
 	if code, body := getText(t, c.Admin+"/debug/placements"); code != http.StatusNotImplemented {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -67,26 +66,6 @@ func rackNodes(ctx context.Context, t *testing.T, c *cluster.Cluster) map[string
 	return out
 }
 
-// nodeCPU returns the CPU (millicores) requested on each node by the pods
-// bound to it that are not done.
-func nodeCPU(ctx context.Context, t *testing.T, c *cluster.Cluster) map[string]int64 {
-	t.Helper()
-	pods, err := c.Client.CoreV1().Pods("").List(ctx, metav1.ListOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	used := map[string]int64{}
-	for _, p := range pods.Items {
-		if p.Spec.NodeName == "" || p.Status.Phase == v1.PodSucceeded || p.Status.Phase == v1.PodFailed {
-			continue
-		}
-		for _, ctr := range p.Spec.Containers {
-			used[p.Spec.NodeName] += ctr.Resources.Requests.Cpu().MilliValue()
-		}
-	}
-	return used
-}
-
 // scenarioPod creates a pod of the scenario: cpu, priority class, bound to
 // node at creation (o.NodeName) or pinned to it for the scheduler
 // (o.NodeSelector), as o says.
@@ -100,17 +79,25 @@ func scenarioPod(ctx context.Context, t *testing.T, c *cluster.Cluster, name str
 	}
 }
 
-// runningGang creates a gang PodGroup of minCount n with the disruptionMode
-// and its n pods of cpu and class, which the scheduler binds to node.
-func runningGang(ctx context.Context, t *testing.T, c *cluster.Cluster, group, mode string, n int, cpu, class, node string) {
+// runningGangSpec is a gang for runningGang: PodGroup group with the
+// disruptionMode mode and a gang policy of minCount n, and its n pods of
+// cpu and priority class, pinned to node.
+type runningGangSpec struct {
+	group, mode      string
+	n                int
+	cpu, class, node string
+}
+
+// runningGang creates the gang of g, which the scheduler binds to g.node.
+func runningGang(ctx context.Context, t *testing.T, c *cluster.Cluster, g runningGangSpec) {
 	t.Helper()
-	spec := map[string]any{"schedulingPolicy": gang(int64(n)), "disruptionMode": mode}
-	if _, err := c.Dynamic.Resource(cluster.PodGroupResource).Namespace("e2e").Create(ctx, podGroup(group, spec), metav1.CreateOptions{}); err != nil {
-		t.Fatalf("creating PodGroup %s (disruptionMode %s): %v", group, mode, err)
+	spec := map[string]any{"schedulingPolicy": gang(int64(g.n)), "disruptionMode": g.mode}
+	if _, err := c.Dynamic.Resource(cluster.PodGroupResource).Namespace("e2e").Create(ctx, podGroup(g.group, spec), metav1.CreateOptions{}); err != nil {
+		t.Fatalf("creating PodGroup %s (disruptionMode %s): %v", g.group, g.mode, err)
 	}
-	for i := range n {
-		scenarioPod(ctx, t, c, fmt.Sprintf("%s-%d", group, i), cluster.PodOptions{CPU: cpu, PriorityClassName: class,
-			Labels: map[string]string{cluster.PodGroupLabel: group}, NodeSelector: map[string]string{"kubernetes.io/hostname": node}})
+	for i := range g.n {
+		scenarioPod(ctx, t, c, fmt.Sprintf("%s-%d", g.group, i), cluster.PodOptions{CPU: g.cpu, PriorityClassName: g.class,
+			Labels: map[string]string{cluster.PodGroupLabel: g.group}, NodeSelector: map[string]string{"kubernetes.io/hostname": g.node}})
 	}
 }
 
@@ -176,32 +163,16 @@ func expectPodsKept(ctx context.Context, t *testing.T, c *cluster.Cluster, befor
 	}
 }
 
-// waitEvent waits up to 30 seconds for an event on the object regarding
-// (namespace e2e, kind, if not empty, and name) with reason and a note
-// containing note, and returns the note.
-func waitEvent(ctx context.Context, t *testing.T, c *cluster.Cluster, kind, name, reason, note string) string {
+// waitEvent waits up to 30 seconds for an event in namespace e2e that
+// matches m and returns its note; without one the test fails, not at once,
+// and the note is "".
+func waitEvent(ctx context.Context, t *testing.T, c *cluster.Cluster, m cluster.EventMatch) string {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		list, err := c.Client.EventsV1().Events("e2e").List(ctx, metav1.ListOptions{})
-		var seen []string
-		if err == nil {
-			for _, ev := range list.Items {
-				if (kind != "" && ev.Regarding.Kind != kind) || ev.Regarding.Name != name {
-					continue
-				}
-				seen = append(seen, ev.Reason+": "+ev.Note)
-				if ev.Reason == reason && strings.Contains(ev.Note, note) {
-					return ev.Note
-				}
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Errorf("no event %s %q on %s %s after 30s (err %v); its events: %q", reason, note, kind, name, err, seen)
-			return ""
-		}
-		time.Sleep(500 * time.Millisecond)
+	note, err := c.WaitEvent(ctx, "e2e", m, 30*time.Second)
+	if err != nil {
+		t.Error(err)
 	}
+	return note
 }
 
 // gangPreemption lays out pods of several priorities, then runs the two
@@ -230,9 +201,13 @@ func gangPreemption(ctx context.Context, t *testing.T, c *cluster.Cluster) {
 	rackA, rackB, rackC := names[0], names[1], names[2]
 	wholeNode, singleNode := racks[rackA][0], racks[rackB][0]
 	// What the sizes stand on.
-	for node, m := range nodeCPU(ctx, t, c) {
-		if m > smallCPU {
-			t.Fatalf("node %s has %dm CPU requested by the scenarios before; the layout needs %dm at most", node, m, smallCPU)
+	nodes, err := c.NodeCPU(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range nodes {
+		if n.Used > smallCPU {
+			t.Fatalf("node %s has %dm CPU requested by the scenarios before; the layout needs %dm at most", n.Node.Name, n.Used, smallCPU)
 		}
 	}
 	var all []string
@@ -258,8 +233,8 @@ func gangPreemption(ctx context.Context, t *testing.T, c *cluster.Cluster) {
 		}
 	}
 	all = append(all, fill...)
-	runningGang(ctx, t, c, "whole", "PodGroup", 2, "12", classLowest, wholeNode)
-	runningGang(ctx, t, c, "single", "Pod", 2, "12", classLow, singleNode)
+	runningGang(ctx, t, c, runningGangSpec{group: "whole", mode: "PodGroup", n: 2, cpu: "12", class: classLowest, node: wholeNode})
+	runningGang(ctx, t, c, runningGangSpec{group: "single", mode: "Pod", n: 2, cpu: "12", class: classLow, node: singleNode})
 	all = append(all, "whole-0", "whole-1", "single-0", "single-1", "preemptor-0", "preemptor-1", "preemptor-2", "preemptor-3", "lone")
 	for _, prefix := range []string{"guard-", "fill-", "whole-", "single-"} {
 		want := 2
@@ -271,7 +246,7 @@ func gangPreemption(ctx context.Context, t *testing.T, c *cluster.Cluster) {
 		}
 	}
 	for _, group := range []string{"whole", "single"} {
-		waitPodGroupState(ctx, t, c, group, 30*time.Second, func(s podGroupState) bool { return s.scheduled == 2 && s.status == "True" })
+		waitPodGroupState(ctx, t, c, group, 30*time.Second, func(s cluster.PodGroupState) bool { return s.Scheduled == 2 && s.Status == "True" })
 	}
 
 	ok := t.Run("gang preempts the low-priority pods of one rack", func(t *testing.T) {
@@ -293,8 +268,8 @@ func gangPreemption(ctx context.Context, t *testing.T, c *cluster.Cluster) {
 func gangPreemptsOneRack(ctx context.Context, t *testing.T, c *cluster.Cluster, rackC string, fill []string) {
 	const group, n = "preemptor", 4
 	before := podUIDs(ctx, t, c)
-	if err := c.CreateTopologyGang(ctx, "e2e", group, n, n, cluster.RackLabel, cluster.PodOptions{CPU: rackPodCPU,
-		PriorityClassName: classHigh, Labels: map[string]string{preemptionLabel: "preemption"}}); err != nil {
+	if err := c.CreateGang(ctx, cluster.GangSpec{Namespace: "e2e", Name: group, MinCount: n, Pods: n, TopologyKey: cluster.RackLabel,
+		Pod: cluster.PodOptions{CPU: rackPodCPU, PriorityClassName: classHigh, Labels: map[string]string{preemptionLabel: "preemption"}}}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := c.WaitBound(ctx, "e2e", group+"-", n, time.Minute); err != nil {
@@ -310,7 +285,7 @@ func gangPreemptsOneRack(ctx context.Context, t *testing.T, c *cluster.Cluster, 
 	// deleted at once); nothing else went.
 	waitPodsGone(ctx, t, c, fill, 30*time.Second)
 	expectPodsKept(ctx, t, c, before, fill)
-	s := waitPodGroupState(ctx, t, c, group, 30*time.Second, func(s podGroupState) bool { return s.scheduled == n && s.status == "True" })
+	s := waitPodGroupState(ctx, t, c, group, 30*time.Second, func(s cluster.PodGroupState) bool { return s.Scheduled == n && s.Status == "True" })
 	t.Logf("PodGroup %s: %v", group, s)
 
 	// The decision of the cycle that preempted, and the newest, that bound
@@ -370,15 +345,10 @@ func gangPreemptsOneRack(ctx context.Context, t *testing.T, c *cluster.Cluster, 
 	if len(pre.Candidates) != len(rackPlacements(racks)) || fits != 1 {
 		t.Errorf("preemption of %s: %d candidates, %d fit; want one per rack (%d), one fitting", group, len(pre.Candidates), fits, len(rackPlacements(racks)))
 	}
-	code, text := getText(t, c.Admin+"/debug/placements/e2e/"+group)
-	if code != http.StatusOK {
-		t.Fatalf("/debug/placements/e2e/%s: HTTP %d: %s", group, code, text)
-	}
-	t.Logf("/debug/placements/e2e/%s:\n%s", group, text)
 	preempting := ""
-	for _, d := range strings.Split(text, "\n---\n") {
-		if squashed := strings.Join(strings.Fields(d), " "); strings.Contains(squashed, "Preemption: Priority: 1000") {
-			preempting = squashed
+	for _, d := range placementDecisions(t, c, group) {
+		if strings.Contains(d, "Preemption: Priority: 1000") {
+			preempting = d
 		}
 	}
 	for _, w := range []string{"Result: Preempting", "Chosen placement: " + chosen, fmt.Sprintf("Victims: %d", len(fill)), chosen + " *"} {
@@ -388,10 +358,10 @@ func gangPreemptsOneRack(ctx context.Context, t *testing.T, c *cluster.Cluster, 
 	}
 
 	// Events: the PodGroup's, and each victim's, naming the group.
-	note := waitEvent(ctx, t, c, "", group, "Preempting", fmt.Sprintf("Preempting %d pods of lower priority", len(fill)))
+	note := waitEvent(ctx, t, c, cluster.EventMatch{Name: group, Reason: "Preempting", Note: fmt.Sprintf("Preempting %d pods of lower priority", len(fill))})
 	t.Logf("PodGroup %s: Preempting: %s", group, note)
 	for _, f := range fill {
-		waitEvent(ctx, t, c, "Pod", f, "Preempted", "by pod group e2e/"+group)
+		waitEvent(ctx, t, c, cluster.EventMatch{Kind: "Pod", Name: f, Reason: "Preempted", Note: "by pod group e2e/" + group})
 	}
 
 	metrics, err := c.SchedulerMetrics(ctx)
@@ -438,12 +408,12 @@ func singlePodSparesWholeGang(ctx context.Context, t *testing.T, c *cluster.Clus
 		time.Sleep(250 * time.Millisecond)
 	}
 	expectPodsKept(ctx, t, c, before, []string{victim})
-	s := waitPodGroupState(ctx, t, c, "single", 30*time.Second, func(s podGroupState) bool { return s.status == "False" && s.reason == "BelowMinCount" })
+	s := waitPodGroupState(ctx, t, c, "single", 30*time.Second, func(s cluster.PodGroupState) bool { return s.Status == "False" && s.Reason == "BelowMinCount" })
 	t.Logf("PodGroup single: %v", s)
-	if !strings.Contains(s.message, "1 of minCount 2 pods are bound") || !strings.Contains(s.message, victim) {
-		t.Errorf("PodGroup single: message %q, want it to say 1 of minCount 2 pods are bound and name %s", s.message, victim)
+	if !strings.Contains(s.Message, "1 of minCount 2 pods are bound") || !strings.Contains(s.Message, victim) {
+		t.Errorf("PodGroup single: message %q, want it to say 1 of minCount 2 pods are bound and name %s", s.Message, victim)
 	}
-	if s, err := getPodGroupState(ctx, c, "whole"); err != nil || s.status != "True" || s.scheduled != 2 {
+	if s, err := c.PodGroupState(ctx, "e2e", "whole"); err != nil || s.Status != "True" || s.Scheduled != 2 {
 		t.Errorf("PodGroup whole: %v (err %v), want both pods scheduled, condition True", s, err)
 	}
 	t.Logf("pod lone took %s on %s; the gang whole kept both its pods on %s", victim, singleNode, wholeNode)
@@ -468,13 +438,14 @@ func TestWorkloadAwarePreemptionGateOff(t *testing.T) {
 	for i, node := range nodes[1:] {
 		scenarioPod(ctx, t, c, fmt.Sprintf("guard-%d", i), cluster.PodOptions{CPU: "28", PriorityClassName: classGuard, NodeName: node})
 	}
-	runningGang(ctx, t, c, "whole", "PodGroup", 2, "14", classLowest, wholeNode)
+	runningGang(ctx, t, c, runningGangSpec{group: "whole", mode: "PodGroup", n: 2, cpu: "14", class: classLowest, node: wholeNode})
 	if _, err := c.WaitBound(ctx, "e2e", "whole-", 2, time.Minute); err != nil {
 		t.Fatal(err)
 	}
 	// With the gate on, this gang would evict "whole" and bind on its node.
 	const group = "gang"
-	if err := c.CreateGang(ctx, "e2e", group, 2, 2, cluster.PodOptions{CPU: rackPodCPU, PriorityClassName: classHigh}); err != nil {
+	if err := c.CreateGang(ctx, cluster.GangSpec{Namespace: "e2e", Name: group, MinCount: 2, Pods: 2,
+		Pod: cluster.PodOptions{CPU: rackPodCPU, PriorityClassName: classHigh}}); err != nil {
 		t.Fatal(err)
 	}
 	waitGangUnschedulable(ctx, t, c, group, 2, "node")

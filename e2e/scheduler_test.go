@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -407,16 +406,11 @@ func prometheusScrapes(ctx context.Context, t *testing.T, c *cluster.Cluster, ba
 
 func getJSON(t *testing.T, url string, v any) {
 	t.Helper()
-	resp, err := http.Get(url)
-	if err != nil {
-		t.Fatal(err)
+	code, body := getText(t, url)
+	if code != http.StatusOK {
+		t.Fatalf("GET %s: HTTP %d: %s", url, code, body)
 	}
-	defer func() { _ = resp.Body.Close() }()
-	body, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET %s: HTTP %d: %s", url, resp.StatusCode, body)
-	}
-	if err := json.Unmarshal(body, v); err != nil {
+	if err := json.Unmarshal([]byte(body), v); err != nil {
 		t.Fatalf("GET %s: %v\n%s", url, err, body)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -167,14 +166,15 @@ func blockGangSpills(ctx context.Context, t *testing.T, c *cluster.Cluster) {
 		t.Fatalf("room per block %v: no block holds the %d pods", blocks, n)
 	}
 
-	if err := c.CreateLevelsGang(ctx, "e2e", group, n, n, blockThenRack, cluster.PodOptions{CPU: rackPodCPU}); err != nil {
+	if err := c.CreateGang(ctx, cluster.GangSpec{Namespace: "e2e", Name: group, MinCount: n, Pods: n, Levels: blockThenRack,
+		Pod: cluster.PodOptions{CPU: rackPodCPU}}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := c.WaitBound(ctx, "e2e", group+"-", n, time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	s := waitPodGroupState(ctx, t, c, group, 30*time.Second, func(s podGroupState) bool {
-		return s.scheduled == n && s.status == "True"
+	s := waitPodGroupState(ctx, t, c, group, 30*time.Second, func(s cluster.PodGroupState) bool {
+		return s.Scheduled == n && s.Status == "True"
 	})
 	t.Logf("PodGroup %s: %v", group, s)
 
@@ -249,13 +249,7 @@ func blockGangSpills(ctx context.Context, t *testing.T, c *cluster.Cluster) {
 			t.Errorf("decision for %s assigns %s to %q (failure %q); the pod is bound to %q", group, a.Pod, a.Node, a.Failure, nodeOf[a.Pod])
 		}
 	}
-	code, details := getText(t, c.Admin+"/debug/placements/e2e/"+group)
-	if code != http.StatusOK {
-		t.Fatalf("/debug/placements/e2e/%s: HTTP %d: %s", group, code, details)
-	}
-	t.Logf("/debug/placements/e2e/%s:\n%s", group, details)
-	newest, _, _ := strings.Cut(details, "\n---\n")
-	newest = strings.Join(strings.Fields(newest), " ")
+	newest := placementDecisions(t, c, group)[0]
 	for _, w := range []string{"Result: Scheduled", "NoFit", "Chosen"} {
 		if !strings.Contains(newest, w) {
 			t.Errorf("/debug/placements/e2e/%s: the newest decision does not show %q", group, w)
@@ -315,19 +309,20 @@ func blockGangTooBig(ctx context.Context, t *testing.T, c *cluster.Cluster) {
 	}
 	t.Logf("room for %s-CPU pods per rack %v, per block %v", rackPodCPU, room, blocks)
 
-	if err := c.CreateLevelsGang(ctx, "e2e", group, n, n, blockThenRack, cluster.PodOptions{CPU: rackPodCPU}); err != nil {
+	if err := c.CreateGang(ctx, cluster.GangSpec{Namespace: "e2e", Name: group, MinCount: n, Pods: n, Levels: blockThenRack,
+		Pod: cluster.PodOptions{CPU: rackPodCPU}}); err != nil {
 		t.Fatal(err)
 	}
 	// The pods go when the checks are done: the scenarios that follow do
 	// not run with a gang retried on every event.
 	defer deleteGroupPods(ctx, t, c, group)
 	waitGangUnschedulable(ctx, t, c, group, n, "block")
-	s := waitPodGroupState(ctx, t, c, group, 30*time.Second, func(s podGroupState) bool {
-		return s.status == "False" && s.reason == "Unschedulable"
+	s := waitPodGroupState(ctx, t, c, group, 30*time.Second, func(s cluster.PodGroupState) bool {
+		return s.Status == "False" && s.Reason == "Unschedulable"
 	})
 	t.Logf("PodGroup %s: %v", group, s)
-	if want := "no " + cluster.BlockLabel + " domain fits"; !strings.Contains(s.message, want) {
-		t.Errorf("PodGroup %s: PodGroupScheduled message %q, want it to contain %q", group, s.message, want)
+	if want := "no " + cluster.BlockLabel + " domain fits"; !strings.Contains(s.Message, want) {
+		t.Errorf("PodGroup %s: PodGroupScheduled message %q, want it to contain %q", group, s.Message, want)
 	}
 
 	var list placementList
@@ -390,16 +385,17 @@ func TestTopologyLevelsGateOff(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			const n = 2
-			if err := c.CreateLevelsGang(ctx, "e2e", tc.group, n, n, tc.levels, cluster.PodOptions{CPU: "100m"}); err != nil {
+			if err := c.CreateGang(ctx, cluster.GangSpec{Namespace: "e2e", Name: tc.group, MinCount: n, Pods: n, Levels: tc.levels,
+				Pod: cluster.PodOptions{CPU: "100m"}}); err != nil {
 				t.Fatal(err)
 			}
 			defer deleteGroupPods(ctx, t, c, tc.group)
-			s := waitPodGroupState(ctx, t, c, tc.group, time.Minute, func(s podGroupState) bool {
-				return s.status == "False" && s.reason == "InvalidSpec"
+			s := waitPodGroupState(ctx, t, c, tc.group, time.Minute, func(s cluster.PodGroupState) bool {
+				return s.Status == "False" && s.Reason == "InvalidSpec"
 			})
 			t.Logf("PodGroup %s: %v", tc.group, s)
-			if !strings.Contains(s.message, tc.want) {
-				t.Errorf("PodGroup %s: PodGroupScheduled message %q, want it to contain %q", tc.group, s.message, tc.want)
+			if !strings.Contains(s.Message, tc.want) {
+				t.Errorf("PodGroup %s: PodGroupScheduled message %q, want it to contain %q", tc.group, s.Message, tc.want)
 			}
 			for _, p := range groupPods(ctx, t, c, tc.group) {
 				if p.Spec.NodeName != "" {
@@ -410,7 +406,8 @@ func TestTopologyLevelsGateOff(t *testing.T) {
 	}
 	t.Run("one required block as before", func(t *testing.T) {
 		const group, n = "block-off", spillGangSize
-		if err := c.CreateTopologyGang(ctx, "e2e", group, n, n, cluster.BlockLabel, cluster.PodOptions{CPU: rackPodCPU}); err != nil {
+		if err := c.CreateGang(ctx, cluster.GangSpec{Namespace: "e2e", Name: group, MinCount: n, Pods: n, TopologyKey: cluster.BlockLabel,
+			Pod: cluster.PodOptions{CPU: rackPodCPU}}); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := c.WaitBound(ctx, "e2e", group+"-", n, time.Minute); err != nil {

@@ -105,9 +105,11 @@ func TestUpgradeAndRollback(t *testing.T) {
 		t.Fatal(err)
 	}
 	oneRack(ctx, t, c, "held")
-	waitPodGroupStateIn(ctx, t, c, upgradeNS, "held", 30*time.Second, func(s podGroupState) bool {
-		return s.scheduled == upgradeGang && s.status == "True"
-	})
+	if _, err := c.WaitPodGroupState(ctx, upgradeNS, "held", 30*time.Second, func(s cluster.PodGroupState) bool {
+		return s.Scheduled == upgradeGang && s.Status == "True"
+	}); err != nil {
+		t.Fatal(err)
+	}
 
 	// 3. Rollback while a gang waits for its last member, a gang does not
 	// fit, and a burst is being scheduled.
@@ -119,12 +121,16 @@ func TestUpgradeAndRollback(t *testing.T) {
 		t.Fatal(err)
 	}
 	gangPods("nofit", upgradeGang, cluster.PodOptions{NodeSelector: map[string]string{upgradeLabel: "later"}})
-	waitPodGroupStateIn(ctx, t, c, upgradeNS, "partial", 30*time.Second, func(s podGroupState) bool {
-		return s.status == "False" && s.reason == "WaitingForMembers"
-	})
-	waitPodGroupStateIn(ctx, t, c, upgradeNS, "nofit", 30*time.Second, func(s podGroupState) bool {
-		return s.status == "False" && s.reason == "Unschedulable"
-	})
+	if _, err := c.WaitPodGroupState(ctx, upgradeNS, "partial", 30*time.Second, func(s cluster.PodGroupState) bool {
+		return s.Status == "False" && s.Reason == "WaitingForMembers"
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.WaitPodGroupState(ctx, upgradeNS, "nofit", 30*time.Second, func(s cluster.PodGroupState) bool {
+		return s.Status == "False" && s.Reason == "Unschedulable"
+	}); err != nil {
+		t.Fatal(err)
+	}
 	for _, g := range []string{"partial", "nofit"} {
 		if n, err := c.CountBound(ctx, upgradeNS, g); err != nil || n != 0 {
 			t.Fatalf("gang %s: %d members bound before the rollback (err %v), want 0", g, n, err)
@@ -166,8 +172,8 @@ func TestUpgradeAndRollback(t *testing.T) {
 	if _, err := c.WaitBound(ctx, upgradeNS, "nofit", upgradeGang, time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	s, err := getPodGroupStateIn(ctx, c, upgradeNS, "held")
-	if err != nil || s.scheduled != upgradeGang || s.status != "True" {
+	s, err := c.PodGroupState(ctx, upgradeNS, "held")
+	if err != nil || s.Scheduled != upgradeGang || s.Status != "True" {
 		t.Errorf("PodGroup held after the rollback: %v (err %v), want the status the patched scheduler wrote (scheduled %d, True)", s, err, upgradeGang)
 	}
 
@@ -341,12 +347,8 @@ func overCommitted(ctx context.Context, t *testing.T, c *cluster.Cluster, pods [
 	if err != nil {
 		t.Fatal(err)
 	}
-	asked := map[string]int64{}
-	for _, p := range pods {
-		for _, ctr := range p.Spec.Containers {
-			asked[p.Spec.NodeName] += ctr.Resources.Requests.Cpu().MilliValue()
-		}
-	}
+	// Every pod counts, whatever its phase.
+	asked := cluster.CPURequestsByNode(pods, nil)
 	for _, n := range nodes.Items {
 		if have := n.Status.Allocatable.Cpu().MilliValue(); asked[n.Name] > have {
 			t.Errorf("node %s: its pods ask %dm CPU, it has %dm", n.Name, asked[n.Name], have)

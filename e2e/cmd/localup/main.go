@@ -154,13 +154,28 @@ func run(ctx context.Context, opts cluster.Options, nodes cluster.NodeSpec, demo
 	if _, err := os.Stat(filepath.Join(opts.Bin, "kubectl")); err == nil {
 		kubectl = filepath.Join(opts.Bin, "kubectl")
 	}
-	printSummary(os.Stdout, c, kubectl, filepath.Join(opts.Bin, "kubectl-kspatch"), time.Since(start), promURL, filepath.Join(opts.Dir, "logs"))
+	printSummary(os.Stdout, c, summary{kubectl: kubectl, plugin: filepath.Join(opts.Bin, "kubectl-kspatch"), took: time.Since(start),
+		promURL: promURL, logs: filepath.Join(opts.Dir, "logs")})
 	<-ctx.Done()
 	return nil
 }
 
+// summary is what printSummary says of a run besides the control plane's
+// addresses.
+type summary struct {
+	// kubectl and plugin are the commands to show for kubectl and kubectl
+	// kspatch.
+	kubectl, plugin string
+	// took is how long the control plane and the demo took to come up.
+	took time.Duration
+	// promURL is Prometheus's address, "" without one.
+	promURL string
+	// logs is the directory of the components' logs.
+	logs string
+}
+
 // printSummary tells how to look at the running control plane.
-func printSummary(w io.Writer, c *cluster.Cluster, kubectl, plugin string, took time.Duration, promURL, logs string) {
+func printSummary(w io.Writer, c *cluster.Cluster, s summary) {
 	a := c.Admin
 	fmt.Fprintf(w, `
 The control plane is up (%s). Try:
@@ -182,16 +197,16 @@ The control plane is up (%s). Try:
   curl -s %s/debug/placements/demo/block-train
   curl -s %s/debug/placements/demo/%s     # see its cycle whose Preemption part says Preempting
   %s get events -n demo --field-selector reason=Preempted
-`, took.Round(time.Second), c.Kubeconfig, kubectl, kubectl, kubectl, kubectl, cluster.PodGroupLabel, kubectl, cluster.PodGroupLabel,
-		a, a, a, a, a, a, a, a, a, a, preemptGang, kubectl)
-	if promURL != "" {
+`, s.took.Round(time.Second), c.Kubeconfig, s.kubectl, s.kubectl, s.kubectl, s.kubectl, cluster.PodGroupLabel, s.kubectl, cluster.PodGroupLabel,
+		a, a, a, a, a, a, a, a, a, a, preemptGang, s.kubectl)
+	if s.promURL != "" {
 		fmt.Fprintf(w, `
 Prometheus scrapes the scheduler every 5s:
   %s/graph?g0.expr=scheduler_pre_queueing_hint_evaluations_total
   curl -s '%s/api/v1/query?query=scheduler_pod_scheduled_after_flush_total'
 For Grafana, add %s as a Prometheus data source and import dashboards/*.json
 (job kube-scheduler); see dashboards/README.md.
-`, promURL, promURL, promURL)
+`, s.promURL, s.promURL, s.promURL)
 	}
 	port := c.SchedulerSecure
 	if u, err := url.Parse(c.SchedulerSecure); err == nil && u.Port() != "" {
@@ -212,8 +227,8 @@ run's user %s; it sees no other namespace's pods):
   KUBECONFIG=%s %s why podgroup/rack-train -n demo
   KUBECONFIG=%s %s queue
 (or, with the binary's directory on PATH, kubectl kspatch why podgroup/too-big -n demo)
-`, cluster.DebugUser, c.UserKubeconfig, plugin, c.UserKubeconfig, plugin, c.UserKubeconfig, plugin)
-	fmt.Fprintf(w, "\nLogs are in %s. Ctrl-C, or make stop from another shell, stops everything.\n", logs)
+`, cluster.DebugUser, c.UserKubeconfig, s.plugin, c.UserKubeconfig, s.plugin, c.UserKubeconfig, s.plugin)
+	fmt.Fprintf(w, "\nLogs are in %s. Ctrl-C, or make stop from another shell, stops everything.\n", s.logs)
 }
 
 // loadDemo creates, in namespace demo: a burst of pods that each get a
@@ -254,7 +269,7 @@ func loadDemo(ctx context.Context, c *cluster.Cluster, spec cluster.NodeSpec, ga
 	if _, err := c.Client.CoreV1().Pods(ns).Create(ctx, cluster.Pod(ns, "too-big", cluster.PodOptions{CPU: "1000"}), metav1.CreateOptions{}); err != nil {
 		return err
 	}
-	if err := c.CreateGang(ctx, ns, "train", 4, 4, cluster.PodOptions{CPU: "2"}); err != nil {
+	if err := c.CreateGang(ctx, cluster.GangSpec{Namespace: ns, Name: "train", MinCount: 4, Pods: 4, Pod: cluster.PodOptions{CPU: "2"}}); err != nil {
 		return err
 	}
 	// Topology-aware placement: all four in one rack. Two pods of 12 CPUs
@@ -262,7 +277,8 @@ func loadDemo(ctx context.Context, c *cluster.Cluster, spec cluster.NodeSpec, ga
 	// default layout (12 nodes, 3 zones × 2 racks) every rack has two.
 	// /debug/placements/demo/rack-train shows the racks evaluated and the
 	// one chosen.
-	if err := c.CreateTopologyGang(ctx, ns, "rack-train", 4, 4, cluster.RackLabel, cluster.PodOptions{CPU: "12"}); err != nil {
+	if err := c.CreateGang(ctx, cluster.GangSpec{Namespace: ns, Name: "rack-train", MinCount: 4, Pods: 4, TopologyKey: cluster.RackLabel,
+		Pod: cluster.PodOptions{CPU: "12"}}); err != nil {
 		return err
 	}
 	// Multi-level topology: one block required, one rack preferred, and
@@ -277,14 +293,16 @@ func loadDemo(ctx context.Context, c *cluster.Cluster, spec cluster.NodeSpec, ga
 			{Key: cluster.BlockLabel, Mode: cluster.TopologyRequired},
 			{Key: cluster.RackLabel, Mode: cluster.TopologyPreferred},
 		}
-		if err := c.CreateLevelsGang(ctx, ns, "block-train", n, n, levels, cluster.PodOptions{CPU: "12"}); err != nil {
+		if err := c.CreateGang(ctx, cluster.GangSpec{Namespace: ns, Name: "block-train", MinCount: n, Pods: n, Levels: levels,
+			Pod: cluster.PodOptions{CPU: "12"}}); err != nil {
 			return err
 		}
 	} else {
 		fmt.Println("no block has two racks (-racks 1): the demo has no PodGroup block-train")
 	}
 	// The fake nodes have 32 CPUs: one pod of 17 per node.
-	if err := c.CreateGang(ctx, ns, "too-big", nodes+1, nodes+1, cluster.PodOptions{CPU: "17"}); err != nil {
+	if err := c.CreateGang(ctx, cluster.GangSpec{Namespace: ns, Name: "too-big", MinCount: nodes + 1, Pods: nodes + 1,
+		Pod: cluster.PodOptions{CPU: "17"}}); err != nil {
 		return err
 	}
 	// Gang preemption, last: a batch of low-priority pods fills a rack of

@@ -218,7 +218,7 @@ func TestComponentDeathStopsTheRun(t *testing.T) {
 func TestSummaryShowsTheSecurePort(t *testing.T) {
 	c := &cluster.Cluster{Kubeconfig: "/x/admin.kubeconfig", UserKubeconfig: "/x/user.kubeconfig", Admin: "http://127.0.0.1:10261", SchedulerSecure: "https://127.0.0.1:43117"}
 	var b strings.Builder
-	printSummary(&b, c, "kubectl", "/x/bin/kubectl-kspatch", time.Minute, "", "/x/logs")
+	printSummary(&b, c, summary{kubectl: "kubectl", plugin: "/x/bin/kubectl-kspatch", took: time.Minute, logs: "/x/logs"})
 	out := b.String()
 	var portLine, curlLine bool
 	for _, line := range strings.Split(out, "\n") {

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"kspatch.dev/e2e/cluster"
@@ -98,27 +97,14 @@ func planPreemption(nodes []demoNode, taken map[string]bool) (preemptPlan, error
 
 // demoNodes lists the nodes with their free CPU.
 func demoNodes(ctx context.Context, c *cluster.Cluster) ([]demoNode, error) {
-	nodes, err := c.Client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	nodes, err := c.NodeCPU(ctx)
 	if err != nil {
 		return nil, err
-	}
-	pods, err := c.Client.CoreV1().Pods("").List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return nil, err
-	}
-	used := map[string]int64{}
-	for _, p := range pods.Items {
-		if p.Spec.NodeName == "" || p.Status.Phase == v1.PodSucceeded || p.Status.Phase == v1.PodFailed {
-			continue
-		}
-		for _, ctr := range p.Spec.Containers {
-			used[p.Spec.NodeName] += ctr.Resources.Requests.Cpu().MilliValue()
-		}
 	}
 	var out []demoNode
-	for _, n := range nodes.Items {
-		out = append(out, demoNode{Name: n.Name, Block: n.Labels[cluster.BlockLabel], Rack: n.Labels[cluster.RackLabel],
-			FreeMilli: n.Status.Allocatable.Cpu().MilliValue() - used[n.Name]})
+	for _, n := range nodes {
+		out = append(out, demoNode{Name: n.Node.Name, Block: n.Node.Labels[cluster.BlockLabel], Rack: n.Node.Labels[cluster.RackLabel],
+			FreeMilli: n.Free()})
 	}
 	slices.SortFunc(out, func(a, b demoNode) int { return strings.Compare(a.Name, b.Name) })
 	return out, nil
@@ -181,7 +167,8 @@ func loadPreemptionDemo(ctx context.Context, c *cluster.Cluster, ns string, grou
 		fmt.Printf("the demo has no preempting gang: %v\n", err)
 		return nil
 	}
-	if err := c.CreateTopologyGang(ctx, ns, preemptGang, plan.Size, plan.Size, cluster.BlockLabel, cluster.PodOptions{CPU: fmt.Sprint(demoPodMilli / 1000)}); err != nil {
+	if err := c.CreateGang(ctx, cluster.GangSpec{Namespace: ns, Name: preemptGang, MinCount: plan.Size, Pods: plan.Size,
+		TopologyKey: cluster.BlockLabel, Pod: cluster.PodOptions{CPU: fmt.Sprint(demoPodMilli / 1000)}}); err != nil {
 		return err
 	}
 	if off := gatesOff(gates, "WorkloadAwarePreemption", "GangScheduling"); off != "" {

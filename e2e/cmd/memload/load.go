@@ -286,8 +286,8 @@ func (l *loader) gangs(ctx context.Context, cfg config, res *Result) error {
 	}
 	start := time.Now()
 	err := l.parallel(ctx, cfg.Gangs, func(ctx context.Context, g int) error {
-		return l.c.CreateTopologyGang(ctx, namespace, fmt.Sprintf("gang-%d", g), cfg.GangSize, cfg.GangSize, cluster.RackLabel,
-			cluster.PodOptions{CPU: "500m"})
+		return l.c.CreateGang(ctx, cluster.GangSpec{Namespace: namespace, Name: fmt.Sprintf("gang-%d", g), MinCount: cfg.GangSize, Pods: cfg.GangSize,
+			TopologyKey: cluster.RackLabel, Pod: cluster.PodOptions{CPU: "500m"}})
 	})
 	if err != nil {
 		return err

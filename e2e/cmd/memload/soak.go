@@ -218,7 +218,8 @@ func (l *loader) create(ctx context.Context, i int) (created, error) {
 		_, err := l.client.CoreV1().Pods(namespace).Create(ctx, pod, metav1.CreateOptions{})
 		return created{kind: kindUnschedulable, name: name, pods: 1}, err
 	default:
-		err := l.c.CreateTopologyGang(ctx, namespace, name, soakGangSize, soakGangSize, cluster.RackLabel, cluster.PodOptions{})
+		err := l.c.CreateGang(ctx, cluster.GangSpec{Namespace: namespace, Name: name, MinCount: soakGangSize, Pods: soakGangSize,
+			TopologyKey: cluster.RackLabel})
 		return created{kind: kindGang, name: name, pods: soakGangSize}, err
 	}
 }
