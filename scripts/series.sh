@@ -87,3 +87,143 @@ check_headers() {
       die "$name: Upstream-Status: '$value' is malformed (want 'kspatch only', 'not released ...' or the first upstream release with an equivalent, v1.N)"
   done
 }
+
+# Limits every patch keeps (docs/series.md): a message a reviewer reads in
+# one screen, a diff a reviewer reads in one sitting.
+# (scripts/test-scripts lowers them to test the checks on a small series.)
+MAX_MESSAGE_LINES=${KSPATCH_MAX_MESSAGE_LINES:-60}
+MAX_PATCH_LINES=${KSPATCH_MAX_PATCH_LINES:-3000}
+
+# check_sizes DIR: every DIR/*.patch has a message of at most
+# MAX_MESSAGE_LINES lines (subject and trailers included) and is under
+# MAX_PATCH_LINES lines. Dies naming the first patch over a limit.
+check_sizes() {
+  local dir=$1 p name n
+  for p in "$dir"/*.patch; do
+    [ -e "$p" ] || continue
+    name=$(basename "$p")
+    n=$(patch_message "$p" | wc -l)
+    [ "$n" -le "$MAX_MESSAGE_LINES" ] ||
+      die "$name: the message has $n lines, more than $MAX_MESSAGE_LINES: say what, why, gate, tests and upstream status (docs/series.md); history goes in CHANGELOG.md"
+    n=$(wc -l <"$p")
+    [ "$n" -lt "$MAX_PATCH_LINES" ] ||
+      die "$name: $n lines, not under $MAX_PATCH_LINES: split it into logical steps (docs/series.md)"
+  done
+}
+
+# block_ranges DIR: per block in series order, "name first last" with the
+# first and last patch numbers (NNNN) that carry its Block: trailer.
+block_ranges() {
+  local dir=$1 p num block
+  for p in "$dir"/*.patch; do
+    [ -e "$p" ] || continue
+    num=$(basename "$p" | cut -c1-4)
+    block=$(patch_trailer "$p" Block)
+    printf '%s %s\n' "$block" "$num"
+  done | awk '!($1 in first) { order[++n] = $1; first[$1] = $2 } { last[$1] = $2 }
+    END { for (i = 1; i <= n; i++) print order[i], first[order[i]], last[order[i]] }'
+}
+
+# check_series_doc DOC DIR: the block table of DOC (the rows after the
+# "| block | what | patches | needs |" header) lists the blocks of BLOCKS in
+# order, each with its needs and the range of DIR's patches that carry it.
+check_series_doc() {
+  local doc=$1 dir=$2 want got
+  [ -f "$doc" ] || die "$doc is missing: it documents the series' blocks"
+  want=$(block_ranges "$dir" | while read -r name first last; do
+    local range=$first needs=
+    [ "$first" = "$last" ] || range="$first–$last"
+    needs=${BLOCK_NEEDS[$name]-}
+    [ -n "$needs" ] || needs=—
+    printf '%s | %s | %s\n' "$name" "$range" "${needs//,/, }"
+  done)
+  got=$(awk -F'|' '
+    /^\| block \| what \| patches \| needs \|/ { intable = 1; next }
+    intable && /^\|---/ { next }
+    intable && !/^\|/ { exit }
+    intable { name = $2; gsub(/[` ]/, "", name); range = $4; gsub(/ /, "", range); needs = $5; gsub(/^ +| +$/, "", needs)
+      printf "%s | %s | %s\n", name, range, needs }
+  ' "$doc")
+  [ -n "$got" ] || die "$doc: no block table (a '| block | what | patches | needs |' header) found"
+  if [ "$got" != "$want" ]; then
+    diff <(printf '%s\n' "$want") <(printf '%s\n' "$got") | sed 's/^/    /' >&2 || true
+    die "$doc: the block table differs from patches/BLOCKS and the series ('<' the series, '>' the doc): update the table"
+  fi
+}
+
+# Functions a patch adds take at most this many parameters (the receiver
+# not counted); scripts/test-scripts lowers it to test the check.
+MAX_PARAMS=${KSPATCH_MAX_PARAMS:-6}
+
+# patch_funcs PATCH: "name params" for every Go function declaration the
+# patch adds (a "+func" line, with the "+" lines that continue its
+# signature), params being the number of its parameters. A method whose
+# doc comment says "<Name> is part of <interface>" is left out: the
+# interface, not the series, fixes its parameters.
+patch_funcs() {
+  awk '
+    function flush(   s, i, c, depth, start, n, name, list) {
+      s = sig; sig = ""; collecting = 0
+      sub(/^func[ \t]*/, "", s)
+      if (substr(s, 1, 1) == "(") {            # skip the receiver
+        depth = 0
+        for (i = 1; i <= length(s); i++) {
+          c = substr(s, i, 1)
+          if (c == "(") depth++
+          if (c == ")" && --depth == 0) break
+        }
+        s = substr(s, i + 1); sub(/^[ \t]*/, "", s)
+      }
+      name = s; sub(/[\[(].*/, "", name)
+      start = index(s, "(")
+      if (index(s, "[") && index(s, "[") < start) {  # type parameters
+        depth = 0
+        for (i = index(s, "["); i <= length(s); i++) {
+          c = substr(s, i, 1)
+          if (c == "[") depth++
+          if (c == "]" && --depth == 0) break
+        }
+        s = substr(s, i + 1); start = index(s, "(")
+      }
+      depth = 0; n = 0; list = ""
+      for (i = start; i <= length(s); i++) {
+        c = substr(s, i, 1)
+        if (c == "(" || c == "[" || c == "{") depth++
+        if (c == ")" || c == "]" || c == "}") { depth--; if (depth == 0) break }
+        if (depth == 1 && c == ",") n++
+        if (depth >= 1 && i > start) list = list c
+      }
+      gsub(/[ \t,]/, "", list)
+      if (list != "") n++
+      if (!implements) print name, n
+    }
+    /^\+func[ \t]/ { sig = substr($0, 2); collecting = 1; implements = (prev ~ /^\+\/\/ [A-Za-z0-9_]+ is part of /) }
+    { prev = $0 }
+    collecting && !/^\+func[ \t]/ { if (/^\+/) sig = sig " " substr($0, 2); else collecting = 0 }
+    collecting { o = sig; gsub(/[^()]/, "", o); if (o ~ /\)/ && balanced(sig)) flush() }
+    function balanced(s,   i, c, d, seen) {
+      d = 0; seen = 0
+      sub(/^func[ \t]*\([^)]*\)/, "", s)
+      for (i = 1; i <= length(s); i++) {
+        c = substr(s, i, 1)
+        if (c == "(") { d++; seen = 1 }
+        if (c == ")") { d--; if (d == 0 && seen) return 1 }
+      }
+      return 0
+    }
+  ' "$1"
+}
+
+# check_params DIR: no function a DIR/*.patch adds takes more than
+# MAX_PARAMS parameters. Dies naming the patch and the function.
+check_params() {
+  local dir=$1 p name fn n
+  for p in "$dir"/*.patch; do
+    [ -e "$p" ] || continue
+    name=$(basename "$p")
+    while read -r fn n; do
+      [ "$n" -le "$MAX_PARAMS" ] ||
+        die "$name: func $fn takes $n parameters, more than $MAX_PARAMS: pass a struct or make it a method of the value that owns them (docs/series.md)"
+    done < <(patch_funcs "$p")
+  done
+}
