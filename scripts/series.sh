@@ -138,11 +138,18 @@ check_series_doc() {
     printf '%s | %s | %s\n' "$name" "$range" "${needs//,/, }"
   done)
   got=$(awk -F'|' '
-    /^\| block \| what \| patches \| needs \|/ { intable = 1; next }
-    intable && /^\|---/ { next }
+    /^\|[ \t]*block[ \t]*\|[ \t]*what[ \t]*\|[ \t]*patches[ \t]*\|[ \t]*needs[ \t]*\|/ { intable = 1; next }
+    intable && /^\|[ \t]*-/ { next }
     intable && !/^\|/ { exit }
-    intable { name = $2; gsub(/[` ]/, "", name); range = $4; gsub(/ /, "", range); needs = $5; gsub(/^ +| +$/, "", needs)
-      printf "%s | %s | %s\n", name, range, needs }
+    intable {
+      # name first; patches and needs are the last two cells, so that a
+      # "|" in the what column does not shift them
+      name = $2; gsub(/[` \t]/, "", name)
+      n = NF; if ($n ~ /^[ \t]*$/) n--
+      range = $(n - 1); gsub(/[ \t]/, "", range)
+      needs = $n; gsub(/^[ \t]+|[ \t]+$/, "", needs)
+      printf "%s | %s | %s\n", name, range, needs
+    }
   ' "$doc")
   [ -n "$got" ] || die "$doc: no block table (a '| block | what | patches | needs |' header) found"
   if [ "$got" != "$want" ]; then
@@ -156,17 +163,31 @@ check_series_doc() {
 MAX_PARAMS=${KSPATCH_MAX_PARAMS:-6}
 
 # patch_funcs PATCH: "name params" for every Go function declaration the
-# patch adds (a "+func" line, with the "+" lines that continue its
-# signature), params being the number of its parameters. A method whose
-# doc comment says "<Name> is part of <interface>" is left out: the
-# interface, not the series, fixes its parameters.
+# patch adds to a .go file (a "+func" line, with the lines that continue
+# its signature in the new file), params being the number of its
+# parameters. A method whose doc comment starts "<Name> is part of" is
+# left out: the interface, not the series, fixes its parameters.
 patch_funcs() {
   awk '
-    function flush(   s, i, c, depth, start, n, name, list) {
+    function count(s,   i, c, depth, n, seg, start) {
+      start = index(s, "(")
+      depth = 0; n = 0; seg = ""
+      for (i = start; i <= length(s); i++) {
+        c = substr(s, i, 1)
+        if (c == "(" || c == "[" || c == "{") { depth++; if (depth == 1) continue }
+        if (c == ")" || c == "]" || c == "}") { depth--; if (depth == 0) break }
+        if (depth == 1 && c == ",") { if (seg ~ /[^ \t]/) n++; seg = ""; continue }
+        seg = seg c
+      }
+      if (seg ~ /[^ \t]/) n++
+      return n
+    }
+    function flush(   s, i, c, depth, name, method) {
       s = sig; sig = ""; collecting = 0
       sub(/^func[ \t]*/, "", s)
+      method = 0
       if (substr(s, 1, 1) == "(") {            # skip the receiver
-        depth = 0
+        method = 1; depth = 0
         for (i = 1; i <= length(s); i++) {
           c = substr(s, i, 1)
           if (c == "(") depth++
@@ -175,32 +196,18 @@ patch_funcs() {
         s = substr(s, i + 1); sub(/^[ \t]*/, "", s)
       }
       name = s; sub(/[\[(].*/, "", name)
-      start = index(s, "(")
-      if (index(s, "[") && index(s, "[") < start) {  # type parameters
+      if (index(s, "[") && index(s, "[") < index(s, "(")) {  # type parameters
         depth = 0
         for (i = index(s, "["); i <= length(s); i++) {
           c = substr(s, i, 1)
           if (c == "[") depth++
           if (c == "]" && --depth == 0) break
         }
-        s = substr(s, i + 1); start = index(s, "(")
+        s = substr(s, i + 1)
       }
-      depth = 0; n = 0; list = ""
-      for (i = start; i <= length(s); i++) {
-        c = substr(s, i, 1)
-        if (c == "(" || c == "[" || c == "{") depth++
-        if (c == ")" || c == "]" || c == "}") { depth--; if (depth == 0) break }
-        if (depth == 1 && c == ",") n++
-        if (depth >= 1 && i > start) list = list c
-      }
-      gsub(/[ \t,]/, "", list)
-      if (list != "") n++
-      if (!implements) print name, n
+      if (method && doc ~ ("^// " name " is part of ")) return
+      print name, count(s)
     }
-    /^\+func[ \t]/ { sig = substr($0, 2); collecting = 1; implements = (prev ~ /^\+\/\/ [A-Za-z0-9_]+ is part of /) }
-    { prev = $0 }
-    collecting && !/^\+func[ \t]/ { if (/^\+/) sig = sig " " substr($0, 2); else collecting = 0 }
-    collecting { o = sig; gsub(/[^()]/, "", o); if (o ~ /\)/ && balanced(sig)) flush() }
     function balanced(s,   i, c, d, seen) {
       d = 0; seen = 0
       sub(/^func[ \t]*\([^)]*\)/, "", s)
@@ -211,6 +218,19 @@ patch_funcs() {
       }
       return 0
     }
+    function code(line) { line = substr(line, 2); sub(/[ \t]*\/\/.*$/, "", line); return line }
+    /^\+\+\+ / { gofile = ($0 ~ /\.go$/); collecting = 0; next }
+    collecting && /^[+ ]/ { sig = sig " " code($0); if (balanced(sig)) flush(); incomment = 0; next }
+    collecting && /^-/ { next }
+    collecting { collecting = 0 }
+    gofile && /^\+func[ \t]/ {
+      doc = docStart; sig = code($0); collecting = 1; incomment = 0; docStart = ""
+      if (balanced(sig)) flush()
+      next
+    }
+    # the first line of the comment block just before a line
+    /^[+ ]\/\// { if (!incomment) docStart = substr($0, 2); incomment = 1; next }
+    { incomment = 0; docStart = "" }
   ' "$1"
 }
 
