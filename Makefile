@@ -86,7 +86,7 @@ verify-patches: upstream ## the series applies to a pristine tree and equals pat
 .PHONY: build build-vanilla image tools
 build: upstream ## _output/bin/kube-scheduler from the patched tree, and the kubectl plugin kubectl-kspatch
 	cd scheduler && $(GOBUILD) -o $(BIN)/kube-scheduler ./cmd/kube-scheduler
-	cd scheduler && $(GOBUILD) -o $(BIN)/kubectl-kspatch ./cmd/kubectl-kspatch
+	cd kubectl-kspatch && GOWORK=off $(GOBUILD) -o $(BIN)/kubectl-kspatch .
 	@$(BIN)/kube-scheduler --version
 
 build-vanilla: ## _output/bin/kube-scheduler-vanilla from the unpatched release
@@ -117,7 +117,7 @@ release: upstream ## build the committed VERSION from a clean tree into _output/
 release-artifacts:
 	@mkdir -p $(RELEASE_DIR) && rm -rf $(RELEASE_DIR)/.image
 	cd scheduler && $(GOBUILD) -o $(RELEASE_DIR)/kube-scheduler ./cmd/kube-scheduler
-	cd scheduler && $(GOBUILD) -o $(RELEASE_DIR)/kubectl-kspatch ./cmd/kubectl-kspatch
+	cd kubectl-kspatch && GOWORK=off $(GOBUILD) -o $(RELEASE_DIR)/kubectl-kspatch .
 	cd scheduler/image && GOWORK=off go run . --binary $(RELEASE_DIR)/kube-scheduler --out $(RELEASE_DIR)/.image \
 		--version $(KSPATCH_VERSION) --revision $(GIT_COMMIT) --created $(BUILD_DATE)
 	mv $(RELEASE_DIR)/.image/kube-scheduler.oci.tar $(RELEASE_DIR)/ && rm -rf $(RELEASE_DIR)/.image
@@ -189,7 +189,7 @@ test: ## everything CI runs, stage by stage; prints every stage's seconds
 
 test-modules: upstream tools ## gofmt, go vet and unit tests of the kspatch modules (the secure-port test needs etcd)
 	@# gofmt: the kspatch modules and every Go file the series adds or changes.
-	@unformatted=$$(gofmt -l adminapi bench dashboards e2e scheduler scripts; \
+	@unformatted=$$(gofmt -l adminapi bench dashboards e2e kubectl-kspatch scheduler scripts; \
 		cd $(TREE) && git diff --name-only --diff-filter=AM kspatch/fixup HEAD -- '*.go' | xargs -r gofmt -l); \
 		if [ -n "$$unformatted" ]; then echo "gofmt -l reports:"; echo "$$unformatted"; exit 1; fi
 	cd adminapi && go vet ./... && go test -race -count=1 ./...
@@ -200,6 +200,8 @@ test-modules: upstream tools ## gofmt, go vet and unit tests of the kspatch modu
 	cd scheduler/image && GOWORK=off go vet ./... && GOWORK=off go test -race -count=1 ./...
 	cd bench && GOWORK=off go vet ./... && GOWORK=off go test -race -count=1 ./...
 	cd scripts/testtable && GOWORK=off go vet ./... && GOWORK=off go test -race -count=1 ./...
+	@# The kubectl plugin: its own module, outside the workspace, on k8s.io/api v0.37 (convert writes v1beta1 PodGroups).
+	cd kubectl-kspatch && GOWORK=off go vet ./... && GOWORK=off go test -race -count=1 ./...
 
 test-upstream: upstream ## upstream's scheduler unit tests on the patched tree, gates at their defaults and all off
 	@rm -f $(OUT)/test-tables/unit.tsv
@@ -282,7 +284,7 @@ test-scripts: upstream ## the series scripts, including their failure paths, and
 	scripts/drop-rehearsal
 
 drop-rehearsal: upstream ## apply the series without each block, build the scheduler, write the table into docs/series.md
-	scripts/drop-rehearsal --report docs/series.md
+	scripts/drop-rehearsal --tests --report docs/series.md
 
 test-image: image build-vanilla ## open the built image, check it, run its binary; both binaries' version stamps; the release scripts, and two release builds compared
 	cd scheduler/image && GOWORK=off KSPATCH_IMAGE_DIR=$(IMAGE_OUT) KSPATCH_IMAGE_VERSION=$(KSPATCH_VERSION) \

@@ -58,6 +58,8 @@ type podGroupSpecView struct {
 	Levels    []topologyLevelView `json:"levels"`
 	Scheduled int                 `json:"scheduled"`
 	Condition *groupConditionView `json:"condition,omitempty"`
+	// MemberLabel is the label by which its pods join the group.
+	MemberLabel string `json:"memberLabel,omitempty"`
 }
 
 type topologyLevelView struct {
@@ -245,7 +247,7 @@ func newPodGroupDoc(ns, name string, detail *PodGroupDetail, page *QueuePage, la
 	}
 	if detail != nil {
 		doc.Spec = podGroupSpecView{Found: detail.Found, Problem: detail.Problem, Policy: detail.Policy, MinCount: detail.MinCount,
-			Levels: make([]topologyLevelView, len(detail.Levels)), Scheduled: detail.Scheduled}
+			Levels: make([]topologyLevelView, len(detail.Levels)), Scheduled: detail.Scheduled, MemberLabel: detail.MemberLabel}
 		for i, l := range detail.Levels {
 			doc.Spec.Levels[i] = topologyLevelView{Key: l.Key, Mode: l.Mode}
 		}
@@ -347,6 +349,23 @@ func groupPods(detail *PodGroupDetail, page *QueuePage) []podGroupPodView {
 // check left out into candidates, most pods fit first, at most n; it
 // returns how many were left out. A group without topology constraint has
 // one candidate, the whole cluster.
+// untried reports whether a cycle that did not schedule its group ended
+// before any member was tried: no placement, no evaluation, no pod fit or
+// recorded as the first unfit, and every member failed with the cycle's
+// own message.
+func untried(d *PlacementDecision) bool {
+	if d.Result == ResultScheduled || len(d.Placements) > 0 || len(d.Evaluations) > 0 || d.RoomLeftOutCount > 0 ||
+		d.PodsFit > 0 || d.FirstUnfit != nil || len(d.Assignments) == 0 {
+		return false
+	}
+	for _, a := range d.Assignments {
+		if a.Node != "" || a.Failure == "" || !strings.HasPrefix(d.Message, a.Failure) {
+			return false
+		}
+	}
+	return true
+}
+
 func candidates(d *PlacementDecision, n int) ([]candidateView, int) {
 	required := d.Required
 	if required == 0 {
@@ -354,6 +373,12 @@ func candidates(d *PlacementDecision, n int) ([]candidateView, int) {
 		required = d.Pods
 	}
 	var out []candidateView
+	if untried(d) {
+		// The cycle ended before any member was tried (a coscheduling
+		// group's minResources not free, say): no node was judged, and
+		// the cycle's message says what blocks the group.
+		return nil, 0
+	}
 	if len(d.Placements) == 0 && len(d.Evaluations) == 0 && d.RoomLeftOutCount == 0 {
 		c := candidateView{Placement: anyNode, Evaluated: true, Required: required, PodsFit: d.PodsFit}
 		if d.Result == ResultScheduled {
@@ -492,7 +517,11 @@ func unblock(doc *podGroupDoc) string {
 	key := doc.Namespace + "/" + doc.Name
 	switch {
 	case !spec.Found:
-		return fmt.Sprintf("create PodGroup %s, or remove the label scheduling.kspatch.io/pod-group from its pods", key)
+		label := spec.MemberLabel
+		if label == "" {
+			label = "scheduling.kspatch.io/pod-group"
+		}
+		return fmt.Sprintf("create PodGroup %s, or remove the label %s from its pods", key, label)
 	case spec.Problem != "":
 		return "fix the PodGroup (delete and re-create it): " + spec.Problem
 	case spec.Policy == PolicyGang && members.Missing > 0:

@@ -214,3 +214,44 @@ func TestPodGroupNoPodTried(t *testing.T) {
 		}
 	}
 }
+
+// TestPodGroupUnblockCoscheduling: a coscheduling group's missing PodGroup
+// names its own label; a cycle that tried no member (minResources not
+// free) gets no "<any node>" candidate and points at the cycle's message.
+func TestPodGroupUnblockCoscheduling(t *testing.T) {
+	opts := podGroupOptions()
+	p := opts.Placements.(*fakePlacements)
+	groups := opts.PodGroups.(fakePodGroups)
+	// Coscheduling groups: one not created yet, one whose minResources are
+	// not free (its cycle tried no member).
+	groups["ml/cs-missing"] = PodGroupDetail{TakenAt: base(), Namespace: "ml", Name: "cs-missing", Members: members("cs-missing-0"),
+		MemberLabel: "scheduling.x-k8s.io/pod-group"}
+	groups["ml/cs-short"] = PodGroupDetail{TakenAt: base(), Namespace: "ml", Name: "cs-short", Found: true, Policy: PolicyGang, MinCount: 2,
+		Members: members("cs-short-0", "cs-short-1"), MemberLabel: "scheduling.x-k8s.io/pod-group"}
+	short := "the cluster's free allocatable cannot hold the group's spec.minResources: cpu 1 free of 3 (short 2); the group is tried once enough is free"
+	p.snap.Decisions = append([]PlacementDecision{{
+		Namespace: "ml", PodGroup: "cs-short", Time: ago(30 * time.Second), Result: ResultUnschedulable, Pods: 2, Required: 2,
+		Message:     short + "; none was bound",
+		Assignments: []PodAssignment{{Pod: "cs-short-0", Failure: short}, {Pod: "cs-short-1", Failure: short}},
+	}}, p.snap.Decisions...)
+	h := NewRouter(opts)
+	for group, want := range map[string]string{
+		"ml/cs-missing": "create PodGroup ml/cs-missing, or remove the label scheduling.x-k8s.io/pod-group from its pods",
+		"ml/cs-short":   "see the last cycle's message: " + short + "; none was bound",
+	} {
+		rec := get(h, "/debug/queue/podgroups/"+group, "application/json")
+		var doc struct {
+			Unblock    string            `json:"unblock"`
+			Candidates []json.RawMessage `json:"candidates"`
+		}
+		if err := json.Unmarshal(rec.Body.Bytes(), &doc); err != nil {
+			t.Fatalf("%s: %v: %s", group, err, rec.Body)
+		}
+		if doc.Unblock != want {
+			t.Errorf("%s: unblock %q, want %q", group, doc.Unblock, want)
+		}
+		if len(doc.Candidates) != 0 {
+			t.Errorf("%s: candidates %s, want none", group, doc.Candidates)
+		}
+	}
+}

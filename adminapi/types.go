@@ -519,6 +519,10 @@ type PodGroupDetail struct {
 	// Members are the pods that name the group and are not terminated, in
 	// the order the scheduler tries them.
 	Members []PodGroupMember
+	// MemberLabel is the label by which the group's pods join it
+	// (scheduling.kspatch.io/pod-group, or scheduling.x-k8s.io/pod-group
+	// for a coscheduling PodGroup); empty means the first.
+	MemberLabel string
 }
 
 // Modes of a topology level (TopologyLevel.Mode, PlacementLevel.Mode).

@@ -347,16 +347,25 @@ func Start(ctx context.Context, opts Options) (_ *Cluster, err error) {
 	if c.Dynamic, err = dynamic.NewForConfig(cfg); err != nil {
 		return nil, err
 	}
-	fmt.Fprintln(opts.Log, "installing the PodGroup CRD")
-	if err := c.installCRD(ctx, filepath.Join(opts.DeployDir, PodGroupCRDManifest)); err != nil {
-		return nil, err
+	// Both PodGroup APIs: kspatch's own, and the coscheduling one that
+	// training operators create (scheduler-plugins' scheduling.x-k8s.io),
+	// which the scheduler reads too (CoschedulingPodGroups). Installed
+	// before the scheduler starts, whose first look for the coscheduling
+	// API then finds it served.
+	fmt.Fprintln(opts.Log, "installing the PodGroup CRDs")
+	for _, m := range []string{PodGroupCRDManifest, CoschedulingCRDManifest} {
+		if err := c.installCRD(ctx, filepath.Join(opts.DeployDir, m)); err != nil {
+			return nil, err
+		}
 	}
 	// The scheduler authenticates as system:kube-scheduler under RBAC, like
-	// kubeadm's static pod: it reads PodGroups only with the grant an
+	// kubeadm's static pod: it reads PodGroups only with the grants an
 	// operator applies.
 	fmt.Fprintln(opts.Log, "installing the scheduler's PodGroup RBAC")
-	if err := c.applyAll(ctx, filepath.Join(opts.DeployDir, PodGroupRBACManifest)); err != nil {
-		return nil, err
+	for _, m := range []string{PodGroupRBACManifest, CoschedulingRBACManifest} {
+		if err := c.applyAll(ctx, filepath.Join(opts.DeployDir, m)); err != nil {
+			return nil, err
+		}
 	}
 
 	fmt.Fprintln(opts.Log, "starting kube-controller-manager")

@@ -32,6 +32,13 @@ const (
 	// PodGroupRBACManifest grants the static pod's user
 	// (system:kube-scheduler) access to PodGroups.
 	PodGroupRBACManifest = "podgroup-rbac.yaml"
+	// CoschedulingCRDManifest is the coscheduling PodGroup
+	// CustomResourceDefinition (scheduling.x-k8s.io), for clusters without
+	// scheduler-plugins' own.
+	CoschedulingCRDManifest = "coscheduling-crd.yaml"
+	// CoschedulingRBACManifest grants the static pod's user access to
+	// coscheduling PodGroups.
+	CoschedulingRBACManifest = "coscheduling-rbac.yaml"
 )
 
 // ReadManifest decodes every object of a multi-document YAML file.

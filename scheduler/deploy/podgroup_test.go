@@ -27,6 +27,7 @@ import (
 	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
 	"k8s.io/apiextensions-apiserver/pkg/registry/customresource/tableconvertor"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -47,13 +48,19 @@ const podGroupCRD = "podgroup-crd.yaml"
 
 func loadCRD(t *testing.T) *apiextv1.CustomResourceDefinition {
 	t.Helper()
-	raw, err := os.ReadFile(podGroupCRD)
+	return loadCRDFile(t, podGroupCRD)
+}
+
+// loadCRDFile reads the CustomResourceDefinition of a one-document manifest.
+func loadCRDFile(t *testing.T, path string) *apiextv1.CustomResourceDefinition {
+	t.Helper()
+	raw, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var crd apiextv1.CustomResourceDefinition
 	if err := yaml.UnmarshalStrict(raw, &crd); err != nil {
-		t.Fatalf("%s: %v", podGroupCRD, err)
+		t.Fatalf("%s: %v", path, err)
 	}
 	return &crd
 }
@@ -166,11 +173,23 @@ func deref(f *float64) any {
 // bounds, so that no value the Go types cannot hold (an int32 above
 // 2147483647) or no unbounded string (CEL cost, etcd size) gets stored.
 func TestPodGroupCRDBounds(t *testing.T) {
-	crd := loadCRD(t)
+	checkBounds(t, loadCRD(t))
+}
+
+// checkBounds fails for a number or string of the CRD's schema without
+// explicit bounds (see TestPodGroupCRDBounds).
+func checkBounds(t *testing.T, crd *apiextv1.CustomResourceDefinition) {
+	t.Helper()
 	var walk func(path string, s apiextv1.JSONSchemaProps)
 	walk = func(path string, s apiextv1.JSONSchemaProps) {
-		switch s.Type {
-		case "integer":
+		switch {
+		case s.XIntOrString:
+			// A quantity: a non-negative integer, or a string of the
+			// quantity grammar.
+			if s.Minimum == nil || s.MaxLength == nil || s.Pattern == "" {
+				t.Errorf("%s (int-or-string): minimum %v, maxLength %v, pattern %q; want all three", path, deref(s.Minimum), s.MaxLength, s.Pattern)
+			}
+		case s.Type == "integer":
 			lo, hi := float64(math.MinInt64), float64(math.MaxInt64)
 			if s.Format == "int32" {
 				lo, hi = math.MinInt32, math.MaxInt32
@@ -183,7 +202,7 @@ func TestPodGroupCRDBounds(t *testing.T) {
 			if s.Format != "int64" && (s.Maximum == nil || *s.Maximum < lo || *s.Maximum > hi) {
 				t.Errorf("%s (%s): maximum %v, want one within the format's range", path, s.Format, deref(s.Maximum))
 			}
-		case "string":
+		case s.Type == "string":
 			// apiVersion and kind are checked by the API server itself.
 			if path != ".apiVersion" && path != ".kind" && s.MaxLength == nil && len(s.Enum) == 0 && s.Format != "date-time" {
 				t.Errorf("%s: a string without maxLength, enum or date-time format", path)
@@ -194,6 +213,12 @@ func TestPodGroupCRDBounds(t *testing.T) {
 		}
 		if s.Items != nil && s.Items.Schema != nil {
 			walk(path+"[]", *s.Items.Schema)
+		}
+		if s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil {
+			if s.MaxProperties == nil {
+				t.Errorf("%s: a map without maxProperties", path)
+			}
+			walk(path+"{}", *s.AdditionalProperties.Schema)
 		}
 	}
 	walk("", *crd.Spec.Versions[0].Schema.OpenAPIV3Schema)
@@ -207,7 +232,13 @@ func TestPodGroupCRDBounds(t *testing.T) {
 // compile, within the CEL cost limits).
 func crdValidator(t *testing.T) func(obj map[string]any) field.ErrorList {
 	t.Helper()
-	v := newCRDValidation(t)
+	return crdValidatorOf(t, podGroupCRD)
+}
+
+// crdValidatorOf is crdValidator for the CRD of the manifest path.
+func crdValidatorOf(t *testing.T, path string) func(obj map[string]any) field.ErrorList {
+	t.Helper()
+	v := newCRDValidationOf(t, path)
 	return func(obj map[string]any) field.ErrorList {
 		// The API server applies the schema's defaults (mode: Required)
 		// when it decodes the object, before it validates it.
@@ -256,14 +287,19 @@ type crdValidation struct {
 
 func newCRDValidation(t *testing.T) crdValidation {
 	t.Helper()
+	return newCRDValidationOf(t, podGroupCRD)
+}
+
+func newCRDValidationOf(t *testing.T, path string) crdValidation {
+	t.Helper()
 	var crd apiext.CustomResourceDefinition
-	if err := apiextv1.Convert_v1_CustomResourceDefinition_To_apiextensions_CustomResourceDefinition(loadCRD(t), &crd, nil); err != nil {
+	if err := apiextv1.Convert_v1_CustomResourceDefinition_To_apiextensions_CustomResourceDefinition(loadCRDFile(t, path), &crd, nil); err != nil {
 		t.Fatal(err)
 	}
 	// As the API server's create does before it validates.
 	crd.Status.StoredVersions = []string{crd.Spec.Versions[0].Name}
 	if errs := crdvalidation.ValidateCustomResourceDefinition(context.Background(), &crd); len(errs) > 0 {
-		t.Fatalf("the API server would reject %s: %v", podGroupCRD, errs.ToAggregate())
+		t.Fatalf("the API server would reject %s: %v", path, errs.ToAggregate())
 	}
 	// The conversion keeps a schema shared by every version (here the
 	// only one) in spec.validation.
@@ -368,8 +404,18 @@ func TestPodGroupCRDValidation(t *testing.T) {
 // such as one built on the lists library (indexOf, join, isSorted), whose
 // estimated cost is unbounded.
 func TestPodGroupCRDRuleCosts(t *testing.T) {
+	if rules := checkRuleCosts(t, podGroupCRD); rules < 13 {
+		t.Errorf("found %d rules, want the 13 of the CRD at least", rules)
+	}
+}
+
+// checkRuleCosts fails for a CEL rule of the CRD in path whose estimated
+// cost is above 1% of the API server's limit (see
+// TestPodGroupCRDRuleCosts), and returns the number of rules.
+func checkRuleCosts(t *testing.T, path string) int {
+	t.Helper()
 	var crd apiext.CustomResourceDefinition
-	if err := apiextv1.Convert_v1_CustomResourceDefinition_To_apiextensions_CustomResourceDefinition(loadCRD(t), &crd, nil); err != nil {
+	if err := apiextv1.Convert_v1_CustomResourceDefinition_To_apiextensions_CustomResourceDefinition(loadCRDFile(t, path), &crd, nil); err != nil {
 		t.Fatal(err)
 	}
 	validationSpec := crd.Spec.Validation
@@ -404,11 +450,12 @@ func TestPodGroupCRDRuleCosts(t *testing.T) {
 		if s.Items != nil {
 			walk(path+"[]", s.Items, false)
 		}
+		if s.AdditionalProperties != nil && s.AdditionalProperties.Structural != nil {
+			walk(path+"{}", s.AdditionalProperties.Structural, false)
+		}
 	}
 	walk("", root, true)
-	if rules < 13 {
-		t.Errorf("found %d rules, want the 13 of the CRD at least", rules)
-	}
+	return rules
 }
 
 // The keys of the topology-level tests.
@@ -819,6 +866,7 @@ var (
 	objectMetaType = reflect.TypeOf(metav1.ObjectMeta{})
 	conditionType  = reflect.TypeOf(metav1.Condition{})
 	timeType       = reflect.TypeOf(metav1.Time{})
+	quantityType   = reflect.TypeOf(resource.Quantity{})
 )
 
 // compareSchema walks a Go type and its schema together and reports each
@@ -826,10 +874,27 @@ var (
 // reverse, a type, format or required mismatch, and a string whose schema
 // enum is not exactly the constants Go declares of its type.
 func compareSchema(errorf func(format string, args ...any), path string, typ reflect.Type, s apiextv1.JSONSchemaProps) {
+	compareSchemaRequiring(errorf, path, typ, s, nil)
+}
+
+// compareSchemaRequiring is compareSchema for a schema that requires, on
+// purpose, the fields at the paths of alsoRequired (e.g. "PodGroup.spec")
+// which Go leaves optional (omitempty): the scheduler refuses an object
+// without them, so the API server refuses it first. The reverse, a field
+// Go requires and the schema does not, is always reported.
+func compareSchemaRequiring(errorf func(format string, args ...any), path string, typ reflect.Type, s apiextv1.JSONSchemaProps, alsoRequired map[string]bool) {
 	for typ.Kind() == reflect.Pointer {
 		typ = typ.Elem()
 	}
-	want := map[reflect.Kind]string{reflect.Struct: "object", reflect.Slice: "array", reflect.String: "string", reflect.Int32: "integer", reflect.Int64: "integer"}[typ.Kind()]
+	if typ == quantityType {
+		// A resource.Quantity is a number or a string (controller-gen's
+		// and the API server's int-or-string).
+		if s.Type != "" || !s.XIntOrString {
+			errorf("%s: schema type %q, x-kubernetes-int-or-string %v; Go type %s wants int-or-string", path, s.Type, s.XIntOrString, typ)
+		}
+		return
+	}
+	want := map[reflect.Kind]string{reflect.Struct: "object", reflect.Slice: "array", reflect.Map: "object", reflect.String: "string", reflect.Int32: "integer", reflect.Int64: "integer"}[typ.Kind()]
 	if typ == timeType {
 		want = "string"
 	}
@@ -878,7 +943,17 @@ func compareSchema(errorf func(format string, args ...any), path string, typ ref
 			errorf("%s: array without items", path)
 			return
 		}
-		compareSchema(errorf, path+"[]", typ.Elem(), *s.Items.Schema)
+		compareSchemaRequiring(errorf, path+"[]", typ.Elem(), *s.Items.Schema, alsoRequired)
+	case reflect.Map:
+		if typ.Key().Kind() != reflect.String {
+			errorf("%s: Go map with %s keys; JSON object keys are strings", path, typ.Key())
+			return
+		}
+		if s.AdditionalProperties == nil || s.AdditionalProperties.Schema == nil || len(s.Properties) > 0 {
+			errorf("%s: Go type %s wants an object with additionalProperties and no properties", path, typ)
+			return
+		}
+		compareSchemaRequiring(errorf, path+"{}", typ.Elem(), *s.AdditionalProperties.Schema, alsoRequired)
 	case reflect.Struct:
 		if typ == objectMetaType || typ == timeType {
 			return
@@ -892,10 +967,14 @@ func compareSchema(errorf func(format string, args ...any), path string, typ ref
 			}
 			tag := f.Tag.Get("json")
 			required := !strings.Contains(tag, "omitempty") && f.Type.Kind() != reflect.Pointer
-			if inSchema := slices.Contains(s.Required, name); required != inSchema && typ != conditionType {
+			inSchema := slices.Contains(s.Required, name)
+			if inSchema && !required && alsoRequired[path+"."+name] {
+				required = true
+			}
+			if required != inSchema && typ != conditionType {
 				errorf("%s.%s: required in Go %v, in the schema %v", path, name, required, inSchema)
 			}
-			compareSchema(errorf, path+"."+name, f.Type, prop)
+			compareSchemaRequiring(errorf, path+"."+name, f.Type, prop, alsoRequired)
 		}
 		for name := range s.Properties {
 			if _, ok := fields[name]; !ok {

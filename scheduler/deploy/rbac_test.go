@@ -24,13 +24,17 @@ import (
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/klog/v2"
 	"k8s.io/klog/v2/ktesting"
+	csapi "k8s.io/kubernetes/pkg/scheduler/apis/coscheduling/v1alpha1"
 	pgapi "k8s.io/kubernetes/pkg/scheduler/apis/podgroup/v1alpha1"
 	"k8s.io/kubernetes/pkg/scheduler/backend/podgroup"
 	rbacauthorizer "k8s.io/kubernetes/plugin/pkg/auth/authorizer/rbac"
 	"k8s.io/kubernetes/plugin/pkg/auth/authorizer/rbac/bootstrappolicy"
 )
 
-const podGroupRBAC = "podgroup-rbac.yaml"
+const (
+	podGroupRBAC     = "podgroup-rbac.yaml"
+	coschedulingRBAC = "coscheduling-rbac.yaml"
+)
 
 // podGroupRules are the rules both manifests grant on PodGroups: read them
 // (the scheduler's PodGroup informer lists and watches; get is granted with
@@ -41,6 +45,14 @@ const podGroupRBAC = "podgroup-rbac.yaml"
 var podGroupRules = []rbacv1.PolicyRule{
 	{APIGroups: []string{pgapi.SchemeGroupVersion.Group}, Resources: []string{"podgroups"}, Verbs: []string{"get", "list", "watch"}},
 	{APIGroups: []string{pgapi.SchemeGroupVersion.Group}, Resources: []string{"podgroups/status"}, Verbs: []string{"patch", "update"}},
+}
+
+// coschedulingRules are the same rules on coscheduling PodGroups
+// (CoschedulingPodGroups): the scheduler's coscheduling source lists and
+// watches them, and its status writer JSON-patches podgroups/status.
+var coschedulingRules = []rbacv1.PolicyRule{
+	{APIGroups: []string{csapi.GroupName}, Resources: []string{"podgroups"}, Verbs: []string{"get", "list", "watch"}},
+	{APIGroups: []string{csapi.GroupName}, Resources: []string{"podgroups/status"}, Verbs: []string{"patch", "update"}},
 }
 
 // request is one API request, as RBAC sees it.
@@ -64,8 +76,11 @@ func (r request) attributes(u user.Info) authorizer.Attributes {
 }
 
 // schedulerPodGroupRequests runs the scheduler's PodGroup manager
-// (pkg/scheduler/backend/podgroup) on a fake API until it has listed and
-// watched PodGroups and written one status, and returns the requests it made.
+// (pkg/scheduler/backend/podgroup) on a fake API, with a PodGroup of each
+// API (kspatch's, and a coscheduling one: CoschedulingPodGroups is on by
+// default) and a bound member of each, until it has listed and watched both
+// APIs and written the status of both groups, and returns the requests it
+// made.
 func schedulerPodGroupRequests(t *testing.T) []request {
 	t.Helper()
 	_, ctx := ktesting.NewTestContext(t)
@@ -73,18 +88,25 @@ func schedulerPodGroupRequests(t *testing.T) []request {
 	defer cancel()
 
 	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
-		map[schema.GroupVersionResource]string{pgapi.Resource: "PodGroupList"})
+		map[schema.GroupVersionResource]string{pgapi.Resource: "PodGroupList", csapi.Resource: "PodGroupList"})
 	pg := &pgapi.PodGroup{
 		TypeMeta:   metav1.TypeMeta{APIVersion: pgapi.SchemeGroupVersion.String(), Kind: "PodGroup"},
 		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "g"},
 		Spec:       pgapi.PodGroupSpec{SchedulingPolicy: pgapi.PodGroupSchedulingPolicy{Gang: &pgapi.GangSchedulingPolicy{MinCount: 1}}},
 	}
-	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(pg)
-	if err != nil {
-		t.Fatal(err)
+	cs := &csapi.PodGroup{
+		TypeMeta:   metav1.TypeMeta{APIVersion: csapi.SchemeGroupVersion.String(), Kind: "PodGroup"},
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "cg"},
+		Spec:       csapi.PodGroupSpec{MinMember: 1},
 	}
-	if _, err := dyn.Resource(pgapi.Resource).Namespace("ns").Create(ctx, &unstructured.Unstructured{Object: obj}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
+	for gvr, o := range map[schema.GroupVersionResource]runtime.Object{pgapi.Resource: pg, csapi.Resource: cs} {
+		obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := dyn.Resource(gvr).Namespace("ns").Create(ctx, &unstructured.Unstructured{Object: obj}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	dyn.ClearActions()
 
@@ -92,7 +114,11 @@ func schedulerPodGroupRequests(t *testing.T) []request {
 		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "p", UID: "p", Labels: map[string]string{pgapi.PodGroupLabel: "g"}},
 		Spec:       v1.PodSpec{NodeName: "node-1"},
 	}
-	factory := informers.NewSharedInformerFactory(fake.NewClientset(bound), 0)
+	csBound := &v1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "cp", UID: "cp", Labels: map[string]string{csapi.PodGroupLabel: "cg"}},
+		Spec:       v1.PodSpec{NodeName: "node-1"},
+	}
+	factory := informers.NewSharedInformerFactory(fake.NewClientset(bound, csBound), 0)
 	m, err := podgroup.New(ctx, dyn, factory.Core().V1().Pods(), 1)
 	if err != nil {
 		t.Fatal(err)
@@ -100,50 +126,59 @@ func schedulerPodGroupRequests(t *testing.T) []request {
 	factory.Start(ctx.Done())
 	factory.WaitForCacheSync(ctx.Done())
 	go m.Run(ctx)
+	csKey := types.NamespacedName{Namespace: "ns", Name: "cg"}
 	if err := wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, wait.ForeverTestTimeout, true, func(context.Context) (bool, error) {
-		return m.HasSynced(), nil
+		// The coscheduling source lists its API once it finds it served
+		// (at once here): then Get finds the group.
+		_, err := m.Get(csKey)
+		return m.HasSynced() && err == nil, nil
 	}); err != nil {
-		t.Fatalf("the PodGroup manager did not sync: %v", err)
+		_, csErr := m.Get(csKey)
+		t.Fatalf("the PodGroup manager did not sync both APIs: %v (coscheduling group: %v)", err, csErr)
 	}
 	// Only a leader writes: this replica leads once it runs a pod-group
-	// cycle (a scheduler without leader election does at once).
+	// cycle (a scheduler without leader election does at once), and then
+	// writes every group's status once.
 	m.SchedulingCycleStarted()
 	m.ReportCondition(klog.FromContext(ctx), types.NamespacedName{Namespace: "ns", Name: "g"}, true, podgroup.ReasonScheduled, "1 of 1 pods fit")
 
 	var got []request
 	if err := wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, wait.ForeverTestTimeout, true, func(context.Context) (bool, error) {
 		got = nil
-		wrote := false
+		wrote := map[string]bool{}
 		for _, a := range dyn.Actions() {
 			r := request{verb: a.GetVerb(), group: a.GetResource().Group, resource: a.GetResource().Resource, subresource: a.GetSubresource()}
 			if !slices.Contains(got, r) {
 				got = append(got, r)
 			}
 			if _, ok := a.(clienttesting.PatchAction); ok && r.subresource == "status" {
-				wrote = true
+				wrote[r.group] = true
 			}
 		}
-		return wrote, nil
+		return wrote[pgapi.SchemeGroupVersion.Group] && wrote[csapi.GroupName], nil
 	}); err != nil {
-		t.Fatalf("the PodGroup manager wrote no status; its requests: %v", got)
+		t.Fatalf("the PodGroup manager did not write the status of both groups; its requests: %v", got)
 	}
 	return got
 }
 
 // schedulerRequests are the requests the scheduler makes because of
-// GangScheduling: those of its PodGroup manager, and the events the
-// pod-group cycle records on PodGroups (through the scheduler's
-// events.k8s.io recorder, like every scheduler event).
+// GangScheduling and CoschedulingPodGroups: those of its PodGroup manager,
+// on both PodGroup APIs, and the events the pod-group cycle records on
+// PodGroups (through the scheduler's events.k8s.io recorder, like every
+// scheduler event).
 func schedulerRequests(t *testing.T) []request {
 	got := schedulerPodGroupRequests(t)
 	t.Logf("the PodGroup manager's requests: %v", got)
-	for _, want := range []request{
-		{verb: "list", group: pgapi.SchemeGroupVersion.Group, resource: "podgroups"},
-		{verb: "watch", group: pgapi.SchemeGroupVersion.Group, resource: "podgroups"},
-		{verb: "patch", group: pgapi.SchemeGroupVersion.Group, resource: "podgroups", subresource: "status"},
-	} {
-		if !slices.Contains(got, want) {
-			t.Errorf("the PodGroup manager made no request %s (it made %v): update this test and the manifests' rules", want, got)
+	for _, group := range []string{pgapi.SchemeGroupVersion.Group, csapi.GroupName} {
+		for _, want := range []request{
+			{verb: "list", group: group, resource: "podgroups"},
+			{verb: "watch", group: group, resource: "podgroups"},
+			{verb: "patch", group: group, resource: "podgroups", subresource: "status"},
+		} {
+			if !slices.Contains(got, want) {
+				t.Errorf("the PodGroup manager made no request %s (it made %v): update this test and the manifests' rules", want, got)
+			}
 		}
 	}
 	return append(got,
@@ -195,34 +230,48 @@ func grantedRules(t *testing.T, objs []runtime.Object, subject rbacv1.Subject) (
 	return own, all
 }
 
-// checkPodGroupRules checks that the rules a manifest grants subject are
-// exactly podGroupRules and that, with the stock roles, they allow every
-// request the scheduler makes for GangScheduling.
-func checkPodGroupRules(t *testing.T, own, all []rbacv1.PolicyRule, u user.Info) {
+// checkPodGroupRules checks that the rules manifests grant subject are
+// exactly want and that, with the stock roles, they allow every request the
+// scheduler makes for GangScheduling and CoschedulingPodGroups on the API
+// groups of want (and its events).
+func checkPodGroupRules(t *testing.T, want, own, all []rbacv1.PolicyRule, u user.Info) {
 	t.Helper()
-	if diff := cmp.Diff(podGroupRules, own); diff != "" {
+	if diff := cmp.Diff(want, own); diff != "" {
 		t.Errorf("rules on PodGroups (-want +got):\n%s", diff)
 	}
+	groups := map[string]bool{"events.k8s.io": true}
+	for _, r := range want {
+		for _, g := range r.APIGroups {
+			groups[g] = true
+		}
+	}
+	checked := 0
 	for _, r := range schedulerRequests(t) {
+		if !groups[r.group] {
+			continue
+		}
+		checked++
 		if !rbacauthorizer.RulesAllow(r.attributes(u), all...) {
 			t.Errorf("%s is not allowed", r)
 		}
 	}
+	if checked == 0 {
+		t.Error("no request of the scheduler was checked")
+	}
 }
 
-// TestPodGroupRBAC checks podgroup-rbac.yaml: it grants the user the
-// drop-in static pod authenticates as (kubeadm's scheduler.conf, the user
-// the stock system:kube-scheduler ClusterRole is bound to) what the stock
-// role lacks for gang scheduling, and nothing more.
+// TestPodGroupRBAC checks podgroup-rbac.yaml and coscheduling-rbac.yaml:
+// they grant the user the drop-in static pod authenticates as (kubeadm's
+// scheduler.conf, the user the stock system:kube-scheduler ClusterRole is
+// bound to) what the stock role lacks for gang scheduling of each PodGroup
+// API, and nothing more; each alone covers its API, and both together
+// cover every request the scheduler makes on PodGroups.
 func TestPodGroupRBAC(t *testing.T) {
-	objs := decode(t, podGroupRBAC)
-	if len(objs) != 2 {
-		t.Fatalf("%s has %d objects, want a ClusterRole and its ClusterRoleBinding", podGroupRBAC, len(objs))
-	}
 	schedulerUser := &user.DefaultInfo{Name: user.KubeScheduler}
 
 	// The stock binding names the same user, and the stock role alone does
-	// not let the scheduler read PodGroups: the manifest is needed.
+	// not let the scheduler read PodGroups of either API: the manifests
+	// are needed.
 	stockBound := false
 	for _, b := range bootstrappolicy.ClusterRoleBindings() {
 		if b.RoleRef.Name == "system:kube-scheduler" && slices.Contains(b.Subjects, rbacv1.Subject{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: schedulerUser.Name}) {
@@ -233,19 +282,41 @@ func TestPodGroupRBAC(t *testing.T) {
 		t.Errorf("the stock system:kube-scheduler ClusterRole is not bound to user %s", schedulerUser.Name)
 	}
 	stock := bootstrapRole(t, "system:kube-scheduler")
-	list := request{verb: "list", group: pgapi.SchemeGroupVersion.Group, resource: "podgroups"}
-	if rbacauthorizer.RulesAllow(list.attributes(schedulerUser), stock.Rules...) {
-		t.Errorf("the stock system:kube-scheduler ClusterRole already allows %s", list)
+	for _, group := range []string{pgapi.SchemeGroupVersion.Group, csapi.GroupName} {
+		list := request{verb: "list", group: group, resource: "podgroups"}
+		if rbacauthorizer.RulesAllow(list.attributes(schedulerUser), stock.Rules...) {
+			t.Errorf("the stock system:kube-scheduler ClusterRole already allows %s", list)
+		}
 	}
 
 	subject := rbacv1.Subject{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: schedulerUser.Name}
-	own, all := grantedRules(t, objs, subject)
-	all = append(all, stock.Rules...)
-	checkPodGroupRules(t, own, all, schedulerUser)
+	for _, tc := range []struct {
+		name      string
+		manifests []string
+		want      []rbacv1.PolicyRule
+	}{
+		{podGroupRBAC, []string{podGroupRBAC}, podGroupRules},
+		{coschedulingRBAC, []string{coschedulingRBAC}, coschedulingRules},
+		{"both", []string{podGroupRBAC, coschedulingRBAC}, append(slices.Clone(podGroupRules), coschedulingRules...)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var objs []runtime.Object
+			for _, m := range tc.manifests {
+				o := decode(t, m)
+				if len(o) != 2 {
+					t.Fatalf("%s has %d objects, want a ClusterRole and its ClusterRoleBinding", m, len(o))
+				}
+				objs = append(objs, o...)
+			}
+			own, all := grantedRules(t, objs, subject)
+			all = append(all, stock.Rules...)
+			checkPodGroupRules(t, tc.want, own, all, schedulerUser)
+		})
+	}
 }
 
 // TestSecondSchedulerPodGroupRBAC checks that second-scheduler.yaml grants
-// its service account the same rules on PodGroups.
+// its service account the same rules on PodGroups of both APIs.
 func TestSecondSchedulerPodGroupRBAC(t *testing.T) {
 	objs := decode(t, "second-scheduler.yaml")
 	var sa *v1.ServiceAccount
@@ -260,5 +331,5 @@ func TestSecondSchedulerPodGroupRBAC(t *testing.T) {
 	subject := rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Name: sa.Name, Namespace: sa.Namespace}
 	own, all := grantedRules(t, objs, subject)
 	u := &user.DefaultInfo{Name: fmt.Sprintf("system:serviceaccount:%s:%s", sa.Namespace, sa.Name)}
-	checkPodGroupRules(t, own, all, u)
+	checkPodGroupRules(t, append(slices.Clone(podGroupRules), coschedulingRules...), own, all, u)
 }

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/klog/v2"
+	pgapi "k8s.io/kubernetes/pkg/scheduler/apis/podgroup/v1alpha1"
 	"k8s.io/kubernetes/pkg/scheduler/backend/queue"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/metrics"
@@ -38,7 +39,7 @@ func newRealQueue(tb testing.TB, n int) *queue.PriorityQueue {
 	for i := 0; i < n; i++ {
 		pod := &v1.Pod{ObjectMeta: metav1.ObjectMeta{
 			Namespace: fmt.Sprintf("ns-%d", i%50), Name: fmt.Sprintf("pod-%d", i), UID: types.UID(fmt.Sprintf("uid-%d", i)),
-			Labels: map[string]string{PodGroupLabel: fmt.Sprintf("group-%d", i%7)},
+			Labels: map[string]string{pgapi.PodGroupLabel: fmt.Sprintf("group-%d", i%7)},
 		}}
 		q.Add(logger, pod)
 		if i%10 == 0 {

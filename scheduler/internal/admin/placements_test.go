@@ -12,6 +12,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	pgapi "k8s.io/kubernetes/pkg/scheduler/apis/podgroup/v1alpha1"
 	"k8s.io/kubernetes/pkg/scheduler/backend/podgroup"
 	"k8s.io/kubernetes/pkg/scheduler/backend/queue"
 
@@ -444,7 +445,7 @@ func TestPlacementsFromRecorder(t *testing.T) {
 func TestPlacementLevelOfQueuedPod(t *testing.T) {
 	start := time.Now().Add(-time.Minute)
 	moe := types.NamespacedName{Namespace: "ml", Name: "moe"}
-	member := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: "moe-0", UID: "u-moe-0", Labels: map[string]string{PodGroupLabel: "moe"}}}
+	member := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: "moe-0", UID: "u-moe-0", Labels: map[string]string{pgapi.PodGroupLabel: "moe"}}}
 	r := podgroup.NewRecorder(0)
 	router := adminapi.NewRouter(adminapi.Options{
 		Queue:      &QueueSource{Queue: &fakeQueue{snap: queue.Snapshot{Pods: []queue.PodSnapshot{{Pod: member, Queue: queue.SnapshotUnschedulable}}}}},

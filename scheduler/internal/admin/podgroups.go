@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/types"
 	pgapi "k8s.io/kubernetes/pkg/scheduler/apis/podgroup/v1alpha1"
+	"k8s.io/kubernetes/pkg/scheduler/backend/podgroup"
 
 	"kspatch.dev/adminapi"
 )
@@ -75,6 +76,9 @@ func (s *PodGroupSource) PodGroup(_ context.Context, namespace, name string) (*a
 		// Malformed, or PodGroups not listed yet: the scheduler holds the
 		// members for a PodGroup it cannot use; say why.
 		d.Found, d.Problem = true, err.Error()
+	}
+	if len(pods) > 0 {
+		d.MemberLabel = podgroup.LabelOf(pods[0])
 	}
 	for _, pod := range pods {
 		d.Members = append(d.Members, adminapi.PodGroupMember{Name: pod.Name, UID: string(pod.UID), Node: pod.Spec.NodeName,

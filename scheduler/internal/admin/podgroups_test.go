@@ -45,6 +45,10 @@ func TestPodGroupSource(t *testing.T) {
 		}
 		return p
 	}
+	labelled := func(p *v1.Pod, label, group string) *v1.Pod {
+		p.Labels = map[string]string{label: group}
+		return p
+	}
 	src := &PodGroupSource{Now: func() time.Time { return now }, Groups: &fakeGroups{
 		groups: map[types.NamespacedName]*pgapi.PodGroup{
 			key("train"): {
@@ -69,8 +73,9 @@ func TestPodGroupSource(t *testing.T) {
 		},
 		errs: map[types.NamespacedName]error{key("broken"): errors.New("PodGroup ml/broken is malformed: spec.schedulingPolicy: exactly one of gang and basic")},
 		members: map[types.NamespacedName][]*v1.Pod{
-			key("train"):  {pod("w-0", "node-1", false), pod("w-1", "", false), pod("w-2", "", true)},
-			key("orphan"): {pod("o-0", "", false)},
+			key("train"): {pod("w-0", "node-1", false), pod("w-1", "", false), pod("w-2", "", true)},
+			// A coscheduling group's member: its label is the one to name.
+			key("orphan"): {labelled(pod("o-0", "", false), "scheduling.x-k8s.io/pod-group", "orphan")},
 			key("broken"): {pod("b-0", "", false)},
 		},
 	}}
@@ -80,17 +85,18 @@ func TestPodGroupSource(t *testing.T) {
 	}{
 		{name: "train", want: &adminapi.PodGroupDetail{TakenAt: now, Namespace: "ml", Name: "train", Found: true, Policy: adminapi.PolicyGang, MinCount: 3,
 			Levels: []adminapi.TopologyLevel{{Key: "rack", Mode: adminapi.LevelRequired}}, Scheduled: 1,
-			Condition: &adminapi.GroupCondition{Status: "False", Reason: "Unschedulable", Message: "no placement fits", LastTransitionTime: now.Add(-time.Minute)},
-			Members:   []adminapi.PodGroupMember{{Name: "w-0", UID: "uid-w-0", Node: "node-1"}, {Name: "w-1", UID: "uid-w-1"}, {Name: "w-2", UID: "uid-w-2", Deleting: true}}}},
+			Condition:   &adminapi.GroupCondition{Status: "False", Reason: "Unschedulable", Message: "no placement fits", LastTransitionTime: now.Add(-time.Minute)},
+			Members:     []adminapi.PodGroupMember{{Name: "w-0", UID: "uid-w-0", Node: "node-1"}, {Name: "w-1", UID: "uid-w-1"}, {Name: "w-2", UID: "uid-w-2", Deleting: true}},
+			MemberLabel: pgapi.PodGroupLabel}},
 		{name: "moe", want: &adminapi.PodGroupDetail{TakenAt: now, Namespace: "ml", Name: "moe", Found: true, Policy: adminapi.PolicyGang, MinCount: 6,
 			// An empty mode is Required.
 			Levels: []adminapi.TopologyLevel{{Key: "block", Mode: adminapi.LevelRequired}, {Key: "rack", Mode: adminapi.LevelPreferred}}}},
 		{name: "batch", want: &adminapi.PodGroupDetail{TakenAt: now, Namespace: "ml", Name: "batch", Found: true, Policy: adminapi.PolicyBasic, Levels: []adminapi.TopologyLevel{}}},
 		{name: "orphan", want: &adminapi.PodGroupDetail{TakenAt: now, Namespace: "ml", Name: "orphan", Levels: []adminapi.TopologyLevel{},
-			Members: []adminapi.PodGroupMember{{Name: "o-0", UID: "uid-o-0"}}}},
+			Members: []adminapi.PodGroupMember{{Name: "o-0", UID: "uid-o-0"}}, MemberLabel: "scheduling.x-k8s.io/pod-group"}},
 		{name: "broken", want: &adminapi.PodGroupDetail{TakenAt: now, Namespace: "ml", Name: "broken", Found: true, Levels: []adminapi.TopologyLevel{},
 			Problem: "PodGroup ml/broken is malformed: spec.schedulingPolicy: exactly one of gang and basic",
-			Members: []adminapi.PodGroupMember{{Name: "b-0", UID: "uid-b-0"}}}},
+			Members: []adminapi.PodGroupMember{{Name: "b-0", UID: "uid-b-0"}}, MemberLabel: pgapi.PodGroupLabel}},
 		{name: "nothing"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -10,14 +10,20 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/kubernetes/pkg/scheduler/backend/podgroup"
 	"k8s.io/kubernetes/pkg/scheduler/backend/queue"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 
 	"kspatch.dev/adminapi"
 )
 
-// PodGroupLabel is the label by which a Pod joins a PodGroup.
-const PodGroupLabel = "scheduling.kspatch.io/pod-group"
+// podGroupName names the PodGroup a Pod joins, by the scheduler's own rule
+// (podgroup.GroupOf: kspatch's label, or coscheduling's with
+// CoschedulingPodGroups); empty for none.
+func podGroupName(pod *v1.Pod) string {
+	key, _ := podgroup.GroupOf(pod)
+	return key.Name
+}
 
 // QueueSnapshotter is what the scheduling queue offers for debugging
 // (queue.PriorityQueue.Snapshot and SnapshotSelect, added by the kspatch
@@ -79,7 +85,7 @@ func (s *QueueSource) QueuePage(ctx context.Context, q adminapi.QueueQuery) (*ad
 			}
 			// Only what the filters and the group counts need: every
 			// lookup here runs for every queued Pod under the queue's lock.
-			c.PodGroup = ref.Pod.Labels[PodGroupLabel]
+			c.PodGroup = podGroupName(ref.Pod)
 			if q.Plugin != "" {
 				c.PluginMatch = ref.HasPlugin(q.Plugin)
 			}
@@ -152,7 +158,7 @@ func queuedPod(p *queue.PodSnapshot) adminapi.QueuedPod {
 		UnschedulablePlugins:    p.UnschedulablePlugins,
 		PendingPlugins:          p.PendingPlugins,
 		GatingPlugin:            p.GatingPlugin,
-		PodGroup:                p.Pod.Labels[PodGroupLabel],
+		PodGroup:                podGroupName(p.Pod),
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	pgapi "k8s.io/kubernetes/pkg/scheduler/apis/podgroup/v1alpha1"
 	"k8s.io/kubernetes/pkg/scheduler/backend/queue"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/utils/ptr"
@@ -42,7 +43,7 @@ func (f *fakeQueue) SnapshotSelect(choose func(pods iter.Seq[queue.PodRef]) []qu
 func TestQueueSource(t *testing.T) {
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	gang := &v1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: "worker-0", UID: "u1", Labels: map[string]string{PodGroupLabel: "training"}},
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: "worker-0", UID: "u1", Labels: map[string]string{pgapi.PodGroupLabel: "training"}},
 		Spec:       v1.PodSpec{Priority: ptr.To[int32](100)},
 		Status:     v1.PodStatus{NominatedNodeName: "node-7"},
 	}

@@ -6,6 +6,8 @@
 //	kubectl kspatch why podgroup/NAME   why a pod group is pending, and what would make it fit
 //	kubectl kspatch queue               the scheduling queue and its pod groups
 //	kubectl kspatch apicalls            the scheduler's pending API calls
+//	kubectl kspatch convert -f FILE     rewrite pod groups for upstream's
+//	                                    scheduling.k8s.io/v1beta1 API, or back
 //
 // It finds the kube-scheduler pod in kube-system (the leader, when the
 // scheduler's lease names it), opens a port-forward to the scheduler's
@@ -13,6 +15,8 @@
 // under /debug/kspatch/ with the kubeconfig's credentials: the scheduler
 // authenticates and authorizes the user against the API server, as it does
 // for /metrics. See docs/admin-api.md ("From a workstation") for the RBAC.
+//
+// convert works offline, on manifests (convert_cmd.go; docs/migration.md).
 package main
 
 import (
@@ -35,6 +39,7 @@ Usage:
   kubectl kspatch why podgroup/NAME [-n NAMESPACE] [-o text|json]
   kubectl kspatch queue [-n NAMESPACE] [-o text|json]
   kubectl kspatch apicalls [-o text|json]
+  kubectl kspatch convert [-f FILE|-] [--to upstream|kspatch] (offline; convert --help)
 
 The scheduler is reached through a port-forward to its pod, with the
 credentials of your kubeconfig. You see the pods of the namespaces where
@@ -142,7 +147,7 @@ func validateName(args []string) error {
 // for, given the namespace to use.
 func route(args []string, namespace string, namespaceSet bool) (string, error) {
 	if len(args) == 0 {
-		return "", errors.New("no command: use why, queue or apicalls (--help for usage)")
+		return "", errors.New("no command: use why, queue, apicalls or convert (--help for usage)")
 	}
 	switch args[0] {
 	case "why":
@@ -173,11 +178,16 @@ func route(args []string, namespace string, namespaceSet bool) (string, error) {
 			return "", errors.New("apicalls takes no argument")
 		}
 		return "/apicalls", nil
+	case "convert":
+		return "", errors.New("convert comes first, before any flag: kubectl kspatch convert [-f FILE] [--to upstream|kspatch]")
 	}
-	return "", fmt.Errorf("unknown command %q: use why, queue or apicalls", args[0])
+	return "", fmt.Errorf("unknown command %q: use why, queue, apicalls or convert", args[0])
 }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "convert" {
+		os.Exit(runConvert(os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
+	}
 	o, err := parse(os.Args[1:], os.Stderr)
 	if errors.Is(err, pflag.ErrHelp) {
 		os.Exit(0)
