@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	kjson "sigs.k8s.io/json"
@@ -18,59 +17,47 @@ const upstreamGroup = "scheduling.k8s.io"
 // versions, that describe pod groups.
 var upstreamGroupKinds = []string{"PodGroup", "Workload", "CompositePodGroup"}
 
-// conversion converts the objects of one input: each one in turn, into
-// out, and what it says of them into losses and errs.
+// input is one object of the input: the doc-th (counted from 1) of
+// source ("" when there is one input).
+type input struct {
+	source string
+	doc    int
+	obj    map[string]interface{}
+}
+
+// conversion converts the objects of one input, into out, and what it
+// says of them into losses and errs. What one object's conversion needs
+// of the others (the selectors that use the group labels, the members'
+// priorities, the names of the groups) it reads in a pass of its own.
 type conversion struct {
 	toUpstream, removeLabels bool
 	out                      []map[string]interface{}
 	losses, errs             []note
-	// groups maps each PodGroup of the output (namespace/name) to the
-	// object it came from: two of them are an error.
-	groups map[string]objectRef
+	// selectors are the input's label selectors that use a group label.
+	selectors []selectorUse
+	// groups are the PodGroups of the output, in the order written.
+	groups []writtenGroup
+	// members are the pods and templates that join a group, by the
+	// group's namespace/name.
+	members map[string][]member
 }
 
 func newConversion(toUpstream, removeLabels bool) *conversion {
-	return &conversion{toUpstream: toUpstream, removeLabels: removeLabels, groups: map[string]objectRef{}}
+	return &conversion{toUpstream: toUpstream, removeLabels: removeLabels, members: map[string][]member{}}
 }
 
-// add converts the doc-th object of the input (counted from 1). A List
-// (kind List, or any kind ending in List with items) is converted item by
-// item into a v1 List.
-func (c *conversion) add(doc int, obj map[string]interface{}) {
-	ref := refOf(doc, -1, obj)
-	items, isList, err := listItems(obj)
-	if err != nil {
-		c.errs = append(c.errs, note{ref, fieldNote{"items", err.Error()}})
-		return
+// run converts the inputs, in order.
+func (c *conversion) run(inputs []input) {
+	for _, in := range inputs {
+		eachObject(describe(in.source, in.doc, nil, in.obj), in.obj, c.scanSelectors)
 	}
-	if !isList {
-		if out := c.object(ref, obj); out != nil {
+	for _, in := range inputs {
+		if out := c.node(describe(in.source, in.doc, nil, in.obj), in.obj); out != nil {
 			c.out = append(c.out, out)
 		}
-		return
 	}
-	converted := []interface{}{}
-	for i, it := range items {
-		item, ok := it.(map[string]interface{})
-		if !ok {
-			c.errs = append(c.errs, note{ref, fieldNote{fmt.Sprintf("items[%d]", i), "not an object"}})
-			continue
-		}
-		// A typed list (PodList, PodGroupList) may leave its items' kind
-		// and apiVersion out.
-		if kind, _ := obj["kind"].(string); kind != "List" {
-			if _, ok := item["kind"]; !ok {
-				item["kind"] = strings.TrimSuffix(kind, "List")
-			}
-			if _, ok := item["apiVersion"]; !ok {
-				item["apiVersion"] = obj["apiVersion"]
-			}
-		}
-		if out := c.object(refOf(doc, i, item), item); out != nil {
-			converted = append(converted, out)
-		}
-	}
-	c.out = append(c.out, map[string]interface{}{"apiVersion": "v1", "kind": "List", "items": converted})
+	c.checkGroupNames()
+	c.carryPriorities()
 }
 
 // object converts one object; nil leaves it out of the output.
@@ -84,7 +71,7 @@ func (c *conversion) object(ref objectRef, obj map[string]interface{}) map[strin
 		c.errs = append(c.errs, note{ref, fieldNote{"apiVersion", err.Error()}})
 		return nil
 	}
-	out, losses, err := c.convert(gv, ref.kind, obj)
+	out, losses, err := c.convert(ref, gv, obj)
 	for _, l := range losses {
 		c.losses = append(c.losses, note{ref, l})
 	}
@@ -98,14 +85,15 @@ func (c *conversion) object(ref objectRef, obj map[string]interface{}) map[strin
 		return nil
 	}
 	if out != nil {
-		c.checkUnique(ref, out)
+		c.recordGroup(ref, gv, obj, out)
 	}
 	return out
 }
 
 // convert dispatches on the object's API: pod groups of the three APIs,
 // and every other object as a possible carrier of member pods.
-func (c *conversion) convert(gv schema.GroupVersion, kind string, obj map[string]interface{}) (map[string]interface{}, []fieldNote, error) {
+func (c *conversion) convert(ref objectRef, gv schema.GroupVersion, obj map[string]interface{}) (map[string]interface{}, []fieldNote, error) {
+	kind := ref.kind
 	switch {
 	case (gv.Group == kspatchGroup || gv.Group == coschedulingGroup) && kind == "PodGroup":
 		if gv.Version != "v1alpha1" {
@@ -132,11 +120,11 @@ func (c *conversion) convert(gv schema.GroupVersion, kind string, obj map[string
 		}
 		return fromGroup(obj, readUpstreamGroup, false)
 	}
-	_, losses, err := rewriteMembers(obj, c.toUpstream, c.removeLabels)
-	if err != nil {
-		return nil, losses, err
+	r := &memberRewrite{c: c, ref: ref, root: obj, custom: !builtinGroups[gv.Group]}
+	if err := r.run(); err != nil {
+		return nil, r.losses, err
 	}
-	return obj, losses, nil
+	return obj, r.losses, nil
 }
 
 // fromGroup reads a pod group with read and writes it in the target API.
@@ -155,56 +143,6 @@ func fromGroup(obj map[string]interface{}, read func(map[string]interface{}) (*g
 	}
 	delete(out, "status") // v1beta1's empty status: the scheduler writes it
 	return out, losses, nil
-}
-
-// checkUnique records a PodGroup of the output, and reports a second one
-// of the same namespace and name: both would be the same object (or, for
-// kspatch and coscheduling groups, a name the kspatch scheduler refuses).
-func (c *conversion) checkUnique(ref objectRef, out map[string]interface{}) {
-	if out["kind"] != "PodGroup" {
-		return
-	}
-	apiVersion, _ := out["apiVersion"].(string)
-	gv, _ := schema.ParseGroupVersion(apiVersion)
-	if gv.Group != upstreamGroup && gv.Group != kspatchGroup && gv.Group != coschedulingGroup {
-		return
-	}
-	key := ref.namespace + "/" + ref.name
-	if first, ok := c.groups[key]; ok {
-		c.errs = append(c.errs, note{ref, fieldNote{"", fmt.Sprintf("converts to a PodGroup %s that %s converts to as well: one namespace cannot hold both; rename or drop one", key, first)}})
-		return
-	}
-	c.groups[key] = ref
-}
-
-// refOf names the object for messages.
-func refOf(doc, item int, obj map[string]interface{}) objectRef {
-	r := objectRef{doc: doc, item: item}
-	r.apiVersion, _ = obj["apiVersion"].(string)
-	r.kind, _ = obj["kind"].(string)
-	if meta, ok := obj["metadata"].(map[string]interface{}); ok {
-		r.namespace, _ = meta["namespace"].(string)
-		r.name, _ = meta["name"].(string)
-	}
-	return r
-}
-
-// listItems returns the items of a List (kind List, or a typed list such
-// as PodList), and whether obj is one.
-func listItems(obj map[string]interface{}) ([]interface{}, bool, error) {
-	kind, _ := obj["kind"].(string)
-	v, hasItems := obj["items"]
-	if !strings.HasSuffix(kind, "List") || !hasItems {
-		return nil, false, nil
-	}
-	if v == nil {
-		return nil, true, nil
-	}
-	items, ok := v.([]interface{})
-	if !ok {
-		return nil, true, errors.New("not a list")
-	}
-	return items, true, nil
 }
 
 // toMap turns a typed object into the map convert writes.

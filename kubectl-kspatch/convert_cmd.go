@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/spf13/pflag"
 )
@@ -12,11 +13,12 @@ import (
 const convertUsage = `kubectl kspatch convert: rewrite pod groups for another scheduler's API.
 
 Usage:
-  kubectl kspatch convert [-f FILE|-] [--to upstream|kspatch] [-o yaml|json] [--remove-labels]
+  kubectl kspatch convert [-f FILE|- ...] [--to upstream|kspatch] [-o yaml|json] [--remove-labels]
 
 Reads Kubernetes objects (YAML documents separated by ---, JSON objects,
-v1 Lists) from FILE or, with -f - or no -f, standard input, and writes them
-to standard output, converted:
+v1 Lists, nested ones too) from each FILE in turn (-f may be given more
+than once, as with kubectl apply) or, with -f - or no -f, standard input,
+and writes them to standard output, converted:
 
 --to upstream (the default): for Kubernetes v1.37+ with its
 scheduling.k8s.io/v1beta1 API.
@@ -30,7 +32,12 @@ scheduling.k8s.io/v1beta1 API.
     CronJob, custom resources: every map whose spec has containers), whose
     labels scheduling.kspatch.io/pod-group or scheduling.x-k8s.io/pod-group
     name a group get spec.schedulingGroup.podGroupName. The labels stay,
-    unless --remove-labels (a label the object's spec.selector uses stays).
+    unless --remove-labels (a label that a selector of the input uses
+    stays: the template's own selector, a PodDisruptionBudget's, a
+    Service's...). A group gets the priorityClassName its members in the
+    input agree on (upstream gives all members the group's priority).
+    A custom resource's template is a loss line: its CRD and operator
+    must know spec.schedulingGroup.
 --to kspatch: for the kspatch scheduler, back.
   - v1beta1 PodGroups become kspatch PodGroups.
   - Pods and templates with spec.schedulingGroup.podGroupName get the label
@@ -41,10 +48,16 @@ scheduling.k8s.io/v1beta1 API.
 Everything else passes through unchanged. Statuses and what the API server
 sets in metadata (uid, resourceVersion, timestamps, managedFields) are not
 carried to a converted group: the scheduler and the API server write them.
+Other objects keep theirs: convert manifests, not a live export (see
+docs/migration.md).
+
+A pod template without containers (a patch) that names a group is not
+converted: a loss line says so. Pods labelled pod-group.scheduling.sigs.k8s.io
+(older scheduler-plugins releases) are refused, as their PodGroups are.
 
 What the target API cannot hold is printed on standard error, one line per
-loss, naming the object (kind, API version, namespace/name, document) and
-the field:
+loss, naming the object (kind, API version, namespace/name, file and
+document) and the field:
   loss: PodGroup scheduling.kspatch.io/v1alpha1 ml/train (document 1): spec.scheduleTimeoutSeconds: 600 is not carried: ...
 Input that cannot be converted is printed the same way, as "error:" lines,
 and then nothing is written to standard output.
@@ -61,15 +74,16 @@ const exitLosses = 3
 
 // convertOptions is convert's command line.
 type convertOptions struct {
-	file, to, output string
-	removeLabels     bool
+	files        []string
+	to, output   string
+	removeLabels bool
 }
 
 func parseConvert(argv []string, stderr io.Writer) (*convertOptions, error) {
 	o := &convertOptions{}
 	fs := pflag.NewFlagSet("kubectl-kspatch convert", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVarP(&o.file, "filename", "f", "-", "the file to read, - for standard input")
+	fs.StringArrayVarP(&o.files, "filename", "f", nil, "a file to read, - for standard input (repeat it for more files; default -)")
 	fs.StringVar(&o.to, "to", "upstream", "upstream (scheduling.k8s.io/v1beta1) or kspatch (scheduling.kspatch.io/v1alpha1)")
 	fs.StringVarP(&o.output, "output", "o", "yaml", "yaml or json")
 	fs.BoolVar(&o.removeLabels, "remove-labels", false, "--to upstream: remove the group labels from the pods and templates it converts")
@@ -89,6 +103,12 @@ func parseConvert(argv []string, stderr io.Writer) (*convertOptions, error) {
 	if o.output != "yaml" && o.output != "json" {
 		return nil, fmt.Errorf("-o %q: the formats are yaml and json", o.output)
 	}
+	if len(o.files) == 0 {
+		o.files = []string{"-"}
+	}
+	if n := slices.Index(o.files, "-"); n >= 0 && slices.Index(o.files[n+1:], "-") >= 0 {
+		return nil, errors.New("-f - is given twice: standard input is read once")
+	}
 	if o.removeLabels && o.to != "upstream" {
 		return nil, errors.New("--remove-labels goes with --to upstream (--to kspatch always removes spec.schedulingGroup)")
 	}
@@ -105,25 +125,13 @@ func runConvert(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "error:", err)
 		return exitUsage
 	}
-	var data []byte
-	if o.file == "-" {
-		data, err = io.ReadAll(stdin)
-	} else {
-		data, err = os.ReadFile(o.file)
-	}
-	if err != nil {
-		fmt.Fprintln(stderr, "error: reading the input:", err)
-		return exitFailed
-	}
-	objs, err := readObjects(data)
+	inputs, err := readInputs(o.files, stdin)
 	if err != nil {
 		fmt.Fprintln(stderr, "error:", err)
 		return exitFailed
 	}
 	c := newConversion(o.to == "upstream", o.removeLabels)
-	for i, obj := range objs {
-		c.add(i+1, obj)
-	}
+	c.run(inputs)
 	for _, n := range c.losses {
 		fmt.Fprintln(stderr, n.line("loss"))
 	}
@@ -143,4 +151,44 @@ func runConvert(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitLosses
 	}
 	return 0
+}
+
+// readInputs reads the objects of each file in turn (- is standard
+// input). With more than one file, each object is named by its file too;
+// a file may be empty, as long as one holds an object.
+func readInputs(files []string, stdin io.Reader) ([]input, error) {
+	var inputs []input
+	for _, f := range files {
+		var data []byte
+		var err error
+		if f == "-" {
+			data, err = io.ReadAll(stdin)
+		} else {
+			data, err = os.ReadFile(f)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading the input: %w", err)
+		}
+		objs, err := readObjects(data)
+		source := ""
+		if len(files) > 1 {
+			source = f
+			if f == "-" {
+				source = "standard input"
+			}
+		}
+		if err != nil {
+			if source != "" {
+				return nil, fmt.Errorf("%s: %w", source, err)
+			}
+			return nil, err
+		}
+		for i, obj := range objs {
+			inputs = append(inputs, input{source, i + 1, obj})
+		}
+	}
+	if len(inputs) == 0 {
+		return nil, errors.New("the input holds no object")
+	}
+	return inputs, nil
 }

@@ -17,6 +17,13 @@ func TestConvertCommand(t *testing.T) {
 	if err := os.WriteFile(file, []byte(kspatchManifests), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	lossyFile := filepath.Join(dir, "lossy.yaml")
+	emptyFile := filepath.Join(dir, "empty.yaml")
+	for name, text := range map[string]string{lossyFile: "apiVersion: scheduling.kspatch.io/v1alpha1\nkind: PodGroup\nmetadata: {name: l}\nspec: {schedulingPolicy: {basic: {}}, scheduleTimeoutSeconds: 30}\n", emptyFile: "# nothing\n"} {
+		if err := os.WriteFile(name, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 	const lossy = "apiVersion: scheduling.kspatch.io/v1alpha1\nkind: PodGroup\nmetadata: {name: g}\nspec: {schedulingPolicy: {basic: {}}, scheduleTimeoutSeconds: 30}\n"
 	for _, tc := range []struct {
 		name, stdin string
@@ -30,6 +37,11 @@ func TestConvertCommand(t *testing.T) {
 		{name: "standard input without -f", stdin: kspatchManifests, code: 0, stdout: "kind: PodGroup"},
 		{name: "losses: exit 3, the output complete", stdin: lossy, code: exitLosses, stdout: "basic: {}", stderr: "converted with 1 loss(es)"},
 		{name: "refused: exit 1, nothing written", stdin: "apiVersion: scheduling.kspatch.io/v1alpha1\nkind: PodGroup\nmetadata: {name: g}\nspec: {}\n", code: exitFailed, stderr: "1 object(s) cannot be converted; nothing written"},
+		{name: "two files: both read, in turn, and named in the loss lines", args: []string{"-f", file, "-f", lossyFile}, code: exitLosses, stdout: "name: l", stderr: "loss: PodGroup scheduling.kspatch.io/v1alpha1 l (" + lossyFile + ", document 1): spec.scheduleTimeoutSeconds"},
+		{name: "a file and standard input", stdin: "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: from-stdin}\n", args: []string{"-f", file, "-f", "-"}, code: 0, stdout: "name: from-stdin"},
+		{name: "an empty file beside another", args: []string{"-f", emptyFile, "-f", file}, code: 0, stdout: "podGroupName: train"},
+		{name: "only an empty file", args: []string{"-f", emptyFile}, code: exitFailed, stderr: "the input holds no object"},
+		{name: "-f - twice", args: []string{"-f", "-", "-f", "-"}, code: exitUsage, stderr: "-f - is given twice"},
 		{name: "no such file", args: []string{"-f", filepath.Join(dir, "missing.yaml")}, code: exitFailed, stderr: "error: reading the input: open"},
 		{name: "unknown target", args: []string{"--to", "volcano"}, code: exitUsage, stderr: `--to "volcano": the targets are upstream and kspatch`},
 		{name: "unknown format", args: []string{"-o", "table"}, code: exitUsage, stderr: `-o "table": the formats are yaml and json`},

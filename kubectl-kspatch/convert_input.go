@@ -13,18 +13,15 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// readObjects reads the input: YAML documents separated by ---, or JSON
-// objects one after another. Empty documents are skipped and not counted;
-// a document that does not parse, is not an object, or repeats a key is an
-// error that says which one (counted from 1).
+// readObjects reads the input as kubectl apply -f does: JSON objects one
+// after another, or else YAML documents separated by --- (a JSON object
+// is a YAML document too, and a flow-style YAML document starts with {
+// as well). Empty documents are skipped and not counted (the input may
+// hold none); a document that
+// does not parse, is not an object, or repeats a key is an error that
+// says which one (counted from 1).
 func readObjects(data []byte) ([]map[string]interface{}, error) {
-	var docs [][]byte
-	var err error
-	if t := bytes.TrimSpace(data); len(t) > 0 && (t[0] == '{' || t[0] == '[') {
-		docs, err = jsonDocuments(t)
-	} else {
-		docs, err = yamlDocuments(data)
-	}
+	docs, err := documents(data)
 	if err != nil {
 		return nil, err
 	}
@@ -47,16 +44,25 @@ func readObjects(data []byte) ([]map[string]interface{}, error) {
 		}
 		objs = append(objs, obj)
 	}
-	if len(objs) == 0 {
-		return nil, errors.New("the input holds no object")
-	}
 	return objs, nil
 }
 
-func jsonDocuments(data []byte) ([][]byte, error) {
-	if data[0] == '[' {
+// documents splits the input into JSON documents: a stream of JSON
+// objects if the whole input is one, else its YAML documents.
+func documents(data []byte) ([][]byte, error) {
+	t := bytes.TrimSpace(data)
+	if len(t) > 0 && t[0] == '[' {
 		return nil, errors.New("the input is a JSON array, not an object: wrap the objects in a List (kind: List, items: [...])")
 	}
+	if len(t) > 0 && t[0] == '{' {
+		if docs, err := jsonDocuments(t); err == nil {
+			return docs, nil
+		}
+	}
+	return yamlDocuments(data)
+}
+
+func jsonDocuments(data []byte) ([][]byte, error) {
 	var docs [][]byte
 	d := json.NewDecoder(bytes.NewReader(data))
 	for {
@@ -84,6 +90,13 @@ func yamlDocuments(data []byte) ([][]byte, error) {
 			return nil, fmt.Errorf("reading YAML: %w", err)
 		}
 		j, err := yaml.YAMLToJSONStrict(doc)
+		if err != nil && onlyMergeOverrides(doc) {
+			// The strict reading takes a key that overrides one a merge
+			// key (<<: *anchor) brought in for a key given twice; it is
+			// not one, and the lax reading, kubectl's, merges as YAML
+			// says.
+			j, err = yaml.YAMLToJSON(doc)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("document %d: %w", len(docs)+1, err)
 		}

@@ -99,10 +99,15 @@ spec:
   pytorchReplicaSpecs:
     Master: {replicas: 1, template: {metadata: {labels: {scheduling.x-k8s.io/pod-group: pt}}, spec: {` + c + `, schedulingGroup: {podGroupName: pt}}}}
     Worker: {replicas: 3, template: {metadata: {labels: {scheduling.x-k8s.io/pod-group: pt}}, spec: {` + c + `, schedulingGroup: {podGroupName: pt}}}}`,
+		losses: []string{
+			"loss: PyTorchJob kubeflow.org/v1 ml/pt (document 1): spec.pytorchReplicaSpecs.Master.template.spec.schedulingGroup: set, but in a custom resource's template",
+			"loss: PyTorchJob kubeflow.org/v1 ml/pt (document 1): spec.pytorchReplicaSpecs.Worker.template.spec.schedulingGroup: set, but in a custom resource's template",
+		},
 	}, {
-		name: "a list of templates in a custom resource (JobSet-like), one with a group, one without",
-		in:   "apiVersion: example.com/v1\nkind: Set\nmetadata: {name: s}\nspec: {jobs: [{template: {spec: {template: {metadata: {labels: {scheduling.kspatch.io/pod-group: a}}, spec: {" + c + "}}}}}, {template: {spec: {template: {spec: {" + c + "}}}}}]}",
-		want: "apiVersion: example.com/v1\nkind: Set\nmetadata: {name: s}\nspec: {jobs: [{template: {spec: {template: {metadata: {labels: {scheduling.kspatch.io/pod-group: a}}, spec: {" + c + ", schedulingGroup: {podGroupName: a}}}}}}, {template: {spec: {template: {spec: {" + c + "}}}}}]}",
+		name:   "a list of templates in a custom resource (JobSet-like), one with a group, one without",
+		in:     "apiVersion: example.com/v1\nkind: Set\nmetadata: {name: s}\nspec: {jobs: [{template: {spec: {template: {metadata: {labels: {scheduling.kspatch.io/pod-group: a}}, spec: {" + c + "}}}}}, {template: {spec: {template: {spec: {" + c + "}}}}}]}",
+		want:   "apiVersion: example.com/v1\nkind: Set\nmetadata: {name: s}\nspec: {jobs: [{template: {spec: {template: {metadata: {labels: {scheduling.kspatch.io/pod-group: a}}, spec: {" + c + ", schedulingGroup: {podGroupName: a}}}}}}, {template: {spec: {template: {spec: {" + c + "}}}}}]}",
+		losses: []string{"loss: Set example.com/v1 s (document 1): spec.jobs[0].template.spec.template.spec.schedulingGroup: set, but in a custom resource's template"},
 	}, {
 		name:   "a pod that names two groups joins the kspatch one; the other is a loss",
 		in:     "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: ml, labels: {scheduling.kspatch.io/pod-group: a, scheduling.x-k8s.io/pod-group: b}}\nspec: {" + c + "}",
@@ -171,6 +176,60 @@ spec:
 		in:     "apiVersion: scheduling.kspatch.io/v1alpha1\nkind: PodGroupList\nitems:\n- {metadata: {name: g, namespace: ml}, spec: {schedulingPolicy: {gang: {minCount: 2}}, scheduleTimeoutSeconds: 30}}",
 		want:   "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: scheduling.k8s.io/v1beta1, kind: PodGroup, metadata: {name: g, namespace: ml}, spec: {schedulingPolicy: {gang: {minCount: 2}}}}",
 		losses: []string{"loss: PodGroup scheduling.kspatch.io/v1alpha1 ml/g (document 1, item 0): spec.scheduleTimeoutSeconds: 30 is not carried"},
+	}, {
+		name:   "a List in a List: its items converted too, named by both indexes",
+		in:     "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: List\n  items:\n  - {apiVersion: scheduling.kspatch.io/v1alpha1, kind: PodGroup, metadata: {name: g}, spec: {schedulingPolicy: {basic: {}}, scheduleTimeoutSeconds: 9}}",
+		want:   "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: List\n  items:\n  - {apiVersion: scheduling.k8s.io/v1beta1, kind: PodGroup, metadata: {name: g}, spec: {schedulingPolicy: {basic: {}}}}",
+		losses: []string{"loss: PodGroup scheduling.kspatch.io/v1alpha1 g (document 1, item 0.0): spec.scheduleTimeoutSeconds: 9 is not carried"},
+	}, {
+		name:   "--remove-labels: a label the template's own affinity selects on stays",
+		args:   []string{"--remove-labels"},
+		in:     "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec: {template: {metadata: {labels: {scheduling.kspatch.io/pod-group: a}}, spec: {" + c + ", affinity: {podAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{topologyKey: rack, labelSelector: {matchLabels: {scheduling.kspatch.io/pod-group: a}}}]}}}}}",
+		want:   "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec: {template: {metadata: {labels: {scheduling.kspatch.io/pod-group: a}}, spec: {" + c + ", affinity: {podAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{topologyKey: rack, labelSelector: {matchLabels: {scheduling.kspatch.io/pod-group: a}}}]}}, schedulingGroup: {podGroupName: a}}}}",
+		losses: []string{"loss: Job batch/v1 j (document 1): spec.template.metadata.labels[scheduling.kspatch.io/pod-group]: kept, not removed: spec.template.spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector selects on it"},
+	}, {
+		name: "--remove-labels: a selector of another namespace, or of another group, does not keep the label",
+		args: []string{"--remove-labels"},
+		in:   "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: ml, labels: {scheduling.kspatch.io/pod-group: a}}\nspec: {" + c + "}\n---\napiVersion: v1\nkind: Service\nmetadata: {name: s, namespace: web}\nspec: {selector: {scheduling.kspatch.io/pod-group: a}}\n---\napiVersion: v1\nkind: Service\nmetadata: {name: t, namespace: ml}\nspec: {selector: {scheduling.kspatch.io/pod-group: b}}",
+		want: "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: ml}\nspec: {" + c + ", schedulingGroup: {podGroupName: a}}\n---\napiVersion: v1\nkind: Service\nmetadata: {name: s, namespace: web}\nspec: {selector: {scheduling.kspatch.io/pod-group: a}}\n---\napiVersion: v1\nkind: Service\nmetadata: {name: t, namespace: ml}\nspec: {selector: {scheduling.kspatch.io/pod-group: b}}",
+	}, {
+		name: "--to kspatch: a coscheduling label naming the same group stays where a selector uses it",
+		args: []string{"--to", "kspatch"},
+		in:   "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec: {selector: {matchLabels: {scheduling.x-k8s.io/pod-group: a}}, template: {metadata: {labels: {scheduling.x-k8s.io/pod-group: a}}, spec: {" + c + ", schedulingGroup: {podGroupName: a}}}}",
+		want: "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec: {selector: {matchLabels: {scheduling.x-k8s.io/pod-group: a}}, template: {metadata: {labels: {scheduling.x-k8s.io/pod-group: a, scheduling.kspatch.io/pod-group: a}}, spec: {" + c + "}}}",
+	}, {
+		name: "--to kspatch: a coscheduling label naming another group goes, and says which selector loses the pod",
+		args: []string{"--to", "kspatch"},
+		in:   "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: ml, labels: {scheduling.x-k8s.io/pod-group: b}}\nspec: {" + c + ", schedulingGroup: {podGroupName: a}}\n---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: b, namespace: ml}\nspec: {selector: {matchExpressions: [{key: scheduling.x-k8s.io/pod-group, operator: Exists}]}}",
+		want: "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: ml, labels: {scheduling.kspatch.io/pod-group: a}}\nspec: {" + c + "}\n---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: b, namespace: ml}\nspec: {selector: {matchExpressions: [{key: scheduling.x-k8s.io/pod-group, operator: Exists}]}}",
+		losses: []string{
+			"loss: Pod v1 ml/p (document 1): metadata.labels[scheduling.x-k8s.io/pod-group]: the pod names a second group, b",
+			"loss: Pod v1 ml/p (document 1): metadata.labels[scheduling.x-k8s.io/pod-group]: removed, so that the pod joins one group; and PodDisruptionBudget policy/v1 ml/b (document 2) selects on it (spec.selector): it selects this pod no more",
+		},
+	}, {
+		name: "--to kspatch: spec.schedulingGroup: null goes",
+		args: []string{"--to", "kspatch"},
+		in:   "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {" + c + ", schedulingGroup: null}",
+		want: "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {" + c + "}",
+	}, {
+		name: "the older coscheduling label beside a label of the same group is left alone",
+		in:   "apiVersion: v1\nkind: Pod\nmetadata: {name: p, labels: {scheduling.x-k8s.io/pod-group: a, pod-group.scheduling.sigs.k8s.io: a}}\nspec: {" + c + "}",
+		want: "apiVersion: v1\nkind: Pod\nmetadata: {name: p, labels: {scheduling.x-k8s.io/pod-group: a, pod-group.scheduling.sigs.k8s.io: a}}\nspec: {" + c + ", schedulingGroup: {podGroupName: a}}",
+	}, {
+		name:   "a template without containers (a patch) that names a group: not converted, reported",
+		in:     "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: s}\nspec: {template: {metadata: {labels: {scheduling.x-k8s.io/pod-group: a}}}}",
+		want:   "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: s}\nspec: {template: {metadata: {labels: {scheduling.x-k8s.io/pod-group: a}}}}",
+		losses: []string{"loss: StatefulSet apps/v1 s (document 1): spec.template.metadata.labels[scheduling.x-k8s.io/pod-group]: not converted: a pod template without containers"},
+	}, {
+		name:   "--to kspatch: a template without containers with spec.schedulingGroup: reported",
+		args:   []string{"--to", "kspatch"},
+		in:     "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec: {template: {spec: {schedulingGroup: {podGroupName: a}}}}",
+		want:   "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec: {template: {spec: {schedulingGroup: {podGroupName: a}}}}",
+		losses: []string{"loss: Job batch/v1 j (document 1): spec.template.spec.schedulingGroup.podGroupName: not converted: a pod template without containers (a partial object, such as a kustomize patch?) that names the group a; convert the complete object it makes, or set the label scheduling.kspatch.io/pod-group: a and remove spec.schedulingGroup in it yourself"},
+	}, {
+		name: "a template without containers and without a group, or a CronJob's job template, is no pod",
+		in:   "apiVersion: batch/v1\nkind: CronJob\nmetadata: {name: cj, labels: {scheduling.kspatch.io/pod-group: a}}\nspec: {jobTemplate: {metadata: {labels: {scheduling.kspatch.io/pod-group: a}}, spec: {template: {metadata: {labels: {app: x}}}}}}",
+		want: "apiVersion: batch/v1\nkind: CronJob\nmetadata: {name: cj, labels: {scheduling.kspatch.io/pod-group: a}}\nspec: {jobTemplate: {metadata: {labels: {scheduling.kspatch.io/pod-group: a}}, spec: {template: {metadata: {labels: {app: x}}}}}}",
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			checkConversion(t, tc.in, tc.want, tc.losses, tc.args...)

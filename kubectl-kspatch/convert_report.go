@@ -2,15 +2,42 @@ package main
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
 // objectRef names an input object in convert's messages: its kind, API
-// version, namespace and name, and where it is in the input (the Nth
-// object, counted from 1, and its index in a List).
+// version, namespace and name, and where it is in the input (the file,
+// when several are read; the Nth object of it, counted from 1; and its
+// index in a List, one per level of nested Lists).
 type objectRef struct {
-	doc, item                         int // item is -1 outside a List
+	source                            string // "" for a single input
+	doc                               int
+	items                             []int // empty outside a List
 	apiVersion, kind, namespace, name string
+}
+
+// describe names obj, found at doc (and items) of source.
+func describe(source string, doc int, items []int, obj map[string]interface{}) objectRef {
+	r := objectRef{source: source, doc: doc, items: items}
+	r.apiVersion, _ = obj["apiVersion"].(string)
+	r.kind, _ = obj["kind"].(string)
+	if meta, ok := obj["metadata"].(map[string]interface{}); ok {
+		r.namespace, _ = meta["namespace"].(string)
+		r.name, _ = meta["name"].(string)
+	}
+	return r
+}
+
+// item names the i-th item, obj, of the List r names.
+func (r objectRef) item(i int, obj map[string]interface{}) objectRef {
+	items := append(append([]int(nil), r.items...), i)
+	return describe(r.source, r.doc, items, obj)
+}
+
+// same reports whether r and o name the same object of the input.
+func (r objectRef) same(o objectRef) bool {
+	return r.source == o.source && r.doc == o.doc && fmt.Sprint(r.items) == fmt.Sprint(o.items)
 }
 
 func (r objectRef) String() string {
@@ -30,9 +57,17 @@ func (r objectRef) String() string {
 	default:
 		b.WriteString(" " + r.name)
 	}
-	fmt.Fprintf(&b, " (document %d", r.doc)
-	if r.item >= 0 {
-		fmt.Fprintf(&b, ", item %d", r.item)
+	b.WriteString(" (")
+	if r.source != "" {
+		b.WriteString(r.source + ", ")
+	}
+	fmt.Fprintf(&b, "document %d", r.doc)
+	if len(r.items) > 0 {
+		parts := make([]string, len(r.items))
+		for i, n := range r.items {
+			parts[i] = strconv.Itoa(n)
+		}
+		b.WriteString(", item " + strings.Join(parts, "."))
 	}
 	b.WriteString(")")
 	return b.String()

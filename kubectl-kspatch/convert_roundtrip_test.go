@@ -146,3 +146,30 @@ func TestConvertRoundTrip(t *testing.T) {
 		})
 	}
 }
+
+// TestConvertRoundTripNormalises: the spellings a round trip kspatch →
+// upstream → kspatch gives back in another form of the same meaning
+// (docs/migration.md, "Round trips"), losing nothing either way.
+func TestConvertRoundTripNormalises(t *testing.T) {
+	const pg = "apiVersion: scheduling.kspatch.io/v1alpha1\nkind: PodGroup\nmetadata: {name: train, namespace: ml}\nspec:\n  schedulingPolicy: {gang: {minCount: 4}}\n"
+	for _, tc := range []struct{ name, in, want string }{
+		{name: "a level without a mode comes back Required (the CRD's default)",
+			in:   pg + "  schedulingConstraints: {topology: [{key: topology.kubernetes.io/rack}]}\n",
+			want: pg + "  schedulingConstraints: {topology: [{key: topology.kubernetes.io/rack, mode: Required}]}\n"},
+		{name: `disruptionMode "" comes back without the field (both are Pod)`,
+			in:   pg + "  disruptionMode: \"\"\n",
+			want: pg},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mid, stderr, code := convertText(tc.in, "--to", "upstream")
+			if code != 0 {
+				t.Fatalf("there: exit status %d:\n%s", code, stderr)
+			}
+			back, stderr, code := convertText(mid, "--to", "kspatch")
+			if code != 0 {
+				t.Fatalf("back: exit status %d:\n%s", code, stderr)
+			}
+			sameObjects(t, back, tc.want)
+		})
+	}
+}

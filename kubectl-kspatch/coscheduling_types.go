@@ -17,6 +17,9 @@ const (
 	// coschedulingOldGroup is the API group of scheduler-plugins' older
 	// releases, which convert does not read.
 	coschedulingOldGroup = "scheduling.sigs.k8s.io"
+	// coschedulingOldLabel is the label the member pods of those releases
+	// carry; convert refuses it as it refuses their PodGroups.
+	coschedulingOldLabel = "pod-group.scheduling.sigs.k8s.io"
 
 	annotationTopologyRequired  = "scheduling.kspatch.io/topology-required"
 	annotationTopologyPreferred = "scheduling.kspatch.io/topology-preferred"

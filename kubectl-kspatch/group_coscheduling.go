@@ -33,6 +33,9 @@ func readCoschedulingGroup(obj map[string]interface{}) (*group, []fieldNote, err
 	if t := pg.Spec.ScheduleTimeoutSeconds; t != nil && *t < 1 {
 		return nil, nil, fieldErr("spec.scheduleTimeoutSeconds", fmt.Sprintf("%d; it must be at least 1", *t))
 	}
+	if t := pg.Spec.ScheduleTimeoutSeconds; t != nil && *t > kspatchMaxTimeout {
+		return nil, nil, fieldErr("spec.scheduleTimeoutSeconds", fmt.Sprintf("%d; it must be at most %d (the kspatch scheduler, like the CRD, refuses a longer one)", *t, kspatchMaxTimeout))
+	}
 	extras, err := readExtras(pg.Annotations)
 	if err != nil {
 		return nil, nil, err

@@ -78,9 +78,10 @@ func topologyField(i int) string {
 	return fmt.Sprintf("spec.schedulingConstraints.topology[%d]", i)
 }
 
-// validateKspatchLevels checks topology levels as the CRD does: at most
-// kspatchMaxLevels, node label keys, each key once, and at most one
-// Required level, the first. field names the i-th level in messages.
+// validateKspatchLevels checks topology levels as the CRD and the kspatch
+// scheduler do: at most kspatchMaxLevels, node label keys, each key once,
+// the well-known keys widest first, and at most one Required level, the
+// first. field names the i-th level in messages.
 func validateKspatchLevels(levels []kspatchLevel, field func(i int) string) error {
 	if len(levels) > kspatchMaxLevels {
 		return fieldErr(field(kspatchMaxLevels), fmt.Sprintf("%d topology levels; at most %d", len(levels), kspatchMaxLevels))
@@ -94,6 +95,9 @@ func validateKspatchLevels(levels []kspatchLevel, field func(i int) string) erro
 			return fieldErr(field(i), fmt.Sprintf("the key %s is listed more than once; each level needs a key of its own", l.Key))
 		}
 		seen[l.Key] = true
+		if err := checkWidths(levels[:i], l.Key, field(i)); err != nil {
+			return err
+		}
 		switch l.Mode {
 		case "", modeRequired:
 			if i > 0 {
@@ -127,6 +131,30 @@ func validateGroupName(name string) error {
 func validateLabelKey(field, key string) error {
 	if errs := validation.IsQualifiedName(key); len(errs) > 0 {
 		return fieldErr(field, fmt.Sprintf("key %q is not a node label key: %s", key, strings.Join(errs, "; ")))
+	}
+	return nil
+}
+
+// wellKnownWidth ranks the well-known topology label keys from widest to
+// narrowest, as the kspatch scheduler does: levels naming two of them
+// must list them in this order. Other keys have no known width.
+var wellKnownWidth = map[string]int{
+	"topology.kubernetes.io/region": 0,
+	"topology.kubernetes.io/zone":   1,
+	"kubernetes.io/hostname":        2,
+}
+
+// checkWidths refuses key (at field) if it is a well-known key wider than
+// one of the levels above it.
+func checkWidths(above []kspatchLevel, key, field string) error {
+	w, ok := wellKnownWidth[key]
+	if !ok {
+		return nil
+	}
+	for _, l := range above {
+		if lw, ok := wellKnownWidth[l.Key]; ok && w < lw {
+			return fieldErr(field, fmt.Sprintf("the key %s is wider than %s above it; list the levels from widest to narrowest (topology.kubernetes.io/region, topology.kubernetes.io/zone, kubernetes.io/hostname)", key, l.Key))
+		}
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 )
 
@@ -67,4 +68,17 @@ func dropEmptyLabels(pod map[string]interface{}) {
 	if meta != nil && len(meta) == 0 {
 		delete(pod, "metadata")
 	}
+}
+
+// specKeys returns m's keys but metadata and status, sorted: what a walk
+// for pods or selectors looks into (labels and statuses hold neither).
+func specKeys(m map[string]interface{}) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		if k != "metadata" && k != "status" {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	return keys
 }
