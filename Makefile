@@ -209,7 +209,7 @@ test-upstream: upstream ## upstream's scheduler unit tests on the patched tree, 
 	@$(TESTTABLE) -print $(OUT)/test-tables/unit.tsv
 
 # The kspatch tests of the series' packages, with the race detector.
-RACE_TESTS := SliceCache|SelectorResults|MembersBeyondMinCount|MembersPreemptingAlone|GracefulStop|PreemptorWaitsForItsVictims|PreemptorSeesItsQueuedNomination|PassesOverFullNodes|FitClass|PodGroupPreemption|PreemptedWhole|PreemptionCandidate|VictimMarks|Levels|NarrowToDomains|PreQueueingHint|MovedByFlush|RejectorIndex|Snapshot|ClaimPodIndex|FailureSummary|PodGroup|Placement|GangBinds|SatisfiedGang|BackgroundWork|APICaller|QueuedCopy|HandleSchedulingFailureAsync|FailureHandlerBuildsTheMessageOnce|LoseTheirNomination|MembersArriving|Breakit2|KeptMessage|LeavingIsForgotten|UnfitRecord
+RACE_TESTS := SliceCache|SelectorResults|MembersBeyondMinCount|MembersPreemptingAlone|GracefulStop|PreemptorWaitsForItsVictims|PreemptorSeesItsQueuedNomination|PassesOverFullNodes|FitClass|PodGroupPreemption|PreemptedWhole|PreemptionCandidate|VictimMarks|Levels|NarrowToDomains|PreQueueingHint|MovedByFlush|RejectorIndex|Snapshot|ClaimPodIndex|FailureSummary|PodGroup|Placement|GangBinds|SatisfiedGang|BackgroundWork|APICaller|QueuedCopy|HandleSchedulingFailureAsync|FailureHandlerBuildsTheMessageOnce|LoseTheirNomination|MembersArriving|Breakit2|KeptMessage|LeavingIsForgotten|UnfitRecord|Coscheduling|MinResources|PodNamingTwoGroups
 test-race: upstream ## the series' own unit tests with the race detector
 	cd $(TREE) && go test -race -count=1 -run '$(RACE_TESTS)' ./pkg/scheduler/backend/queue/ \
 		./pkg/scheduler/framework/plugins/dynamicresources/ ./pkg/scheduler/framework/ ./pkg/scheduler/ \
